@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Cross-build the programs the VM runs into build/arm64/bin (static, aarch64):
+# the kernel's own pcitest from the 6.12 test kernel's source.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+kdir=${1:?usage: build-userspace.sh KDIR}
+out=$top/build/arm64
+cc=aarch64-linux-gnu-gcc
+mkdir -p "$out/bin" "$out/include/linux"
+# pcitest.c must see the pcitest.h of its own kernel, not the cross sysroot's older copy.
+cp "$kdir/include/uapi/linux/pcitest.h" "$out/include/linux/"
+$cc -static -O2 -Wall -I"$out/include" -o "$out/bin/pcitest" "$kdir/tools/pci/pcitest.c"
+echo "userspace: built $(cd "$out/bin" && echo *)"

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make check`: dependencies, the three kernel trees, static checks, module builds for 6.1,
+# 6.12 and the newest kernel, the VM test run. Prints each stage's time; the last line is the
+# count of every check and test: "check: N passed, N failed, N skipped".
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+mkdir -p build
+t0=$(date +%s)
+passed=0
+timings=()
+
+stage() {
+	local name=$1 s rc
+	shift
+	echo "==== stage: $name"
+	s=$(date +%s)
+	set +e
+	"$@"
+	rc=$?
+	set -e
+	timings+=("$(printf '%-28s %5ss %s' "$name" $(($(date +%s) - s)) "$([ $rc -eq 0 ] && echo ok || echo FAILED)")")
+	if [ $rc -ne 0 ]; then
+		printf '%s\n' "==== stage times" "${timings[@]}"
+		echo "check: stage '$name' failed"
+		echo "check: $passed passed, 1 failed"
+		exit 1
+	fi
+}
+
+# A stage that is itself a check counts as one passed test.
+counted() {
+	"$@" && passed=$((passed + 1))
+}
+
+sparse_build() {
+	local log=build/sparse-6.12.log
+	scripts/build-modules.sh 6.12 "$k612" C=2 2>&1 | tee "$log"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || return 1
+	if grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$log"; then
+		echo "sparse: warnings above"
+		return 1
+	fi
+	echo "sparse: clean"
+}
+
+stage deps scripts/install-deps.sh
+stage "kernel 6.12 (build)" bash -c 'scripts/kernel.sh 6.12 >build/kdir-6.12'
+stage "kernel 6.1 (prepare)" bash -c 'scripts/kernel.sh 6.1 >build/kdir-6.1'
+stage "kernel newest (prepare)" bash -c 'scripts/kernel.sh newest >build/kdir-newest'
+k612=$(tail -n1 build/kdir-6.12)
+k61=$(tail -n1 build/kdir-6.1)
+knew=$(tail -n1 build/kdir-newest)
+echo "newest kernel tree: $(basename "$knew")"
+
+stage "checkpatch --strict" counted scripts/static-checks.sh "$k612"
+stage "modules 6.12 W=1 + sparse" counted sparse_build
+stage "modules 6.1 W=1" counted scripts/build-modules.sh 6.1 "$k61"
+stage "modules newest W=1" counted scripts/build-modules.sh newest "$knew"
+stage "userspace (arm64)" scripts/build-userspace.sh "$k612"
+
+vm_status=0
+echo "==== stage: VM tests"
+s=$(date +%s)
+scripts/vm-run.sh --log build/vm/console.log | tee build/vm/summary.txt || vm_status=1
+timings+=("$(printf '%-28s %5ss %s' "VM tests" $(($(date +%s) - s)) "$([ $vm_status -eq 0 ] && echo ok || echo FAILED)")")
+printf '%s\n' "==== stage times" "${timings[@]}" "total: $(($(date +%s) - t0))s"
+
+# Fold the VM's closing line into the whole count.
+read -r vp vf vs < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' \
+	build/vm/summary.txt | tail -n1)
+[ -n "${vp:-}" ] || { vp=0; vf=1; vs=0; }
+[ $vm_status -eq 0 ] || [ "$vf" -gt 0 ] || vf=1
+echo "check: $((passed + vp)) passed, $vf failed, $vs skipped"
+exit $vm_status

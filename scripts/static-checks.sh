@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# checkpatch --strict --no-tree on every C file and header of the project.
+# Usage: static-checks.sh KDIR   (the kernel tree whose checkpatch.pl is used)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+kdir=${1:?usage: static-checks.sh KDIR}
+cd "$top"
+mapfile -t files < <(git ls-files -co --exclude-standard -- '*.c' '*.h' | grep -v '^build/' | sort -u)
+if [ ${#files[@]} -eq 0 ]; then
+	echo "checkpatch: no C files"
+	exit 0
+fi
+out=$(perl "$kdir/scripts/checkpatch.pl" --strict --no-tree --terse --show-types -f "${files[@]}" |
+	grep -E 'ERROR|WARNING|CHECK' || true)
+if [ -n "$out" ]; then
+	echo "$out"
+	echo "checkpatch: $(echo "$out" | wc -l) problems in ${#files[@]} files"
+	exit 1
+fi
+echo "checkpatch --strict: ${#files[@]} files clean"

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Judge a framelink VM console log.
+
+Counts the TAP results between the init's TAP markers, scans the whole log for kernel splats
+and prints one closing line 'N passed, N failed, N skipped'. Exit 0 only when the TAP block is
+complete, no test failed, at least one test ran and the log is free of splats.
+"""
+import re
+import sys
+
+SPLATS = [
+    r"\bBUG:",
+    r"\bWARNING:",
+    r"\bOops\b",
+    r"Call trace:",
+    r"Kernel panic",
+    r"\bKASAN\b",
+    r"UBSAN:",
+    r"possible circular locking dependency",
+    r"possible recursive locking",
+    r"inconsistent lock state",
+    r"suspicious RCU usage",
+    r"INFO: task .* blocked for more than",
+    r"new suspected memory leaks",
+    r"unreferenced object 0x",
+    r"sleeping function called from invalid context",
+]
+SPLAT_RE = re.compile("|".join(SPLATS))
+RESULT_RE = re.compile(r"^(not )?ok\b[ 0-9]*(?:- )?(.*)$")
+TIMESTAMP_RE = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: tap-summary.py CONSOLE_LOG", file=sys.stderr)
+        return 2
+    with open(sys.argv[1], errors="replace") as f:
+        lines = [l.rstrip("\r\n") for l in f]
+
+    splats = []
+    for n, line in enumerate(lines, 1):
+        if SPLAT_RE.search(TIMESTAMP_RE.sub("", line)):
+            splats.append((n, line))
+
+    try:
+        begin = lines.index("=== FRAMELINK TAP BEGIN ===")
+        end = lines.index("=== FRAMELINK TAP END ===", begin)
+        block = lines[begin + 1:end]
+        complete = True
+    except ValueError:
+        # No complete block: the VM hung or crashed. Count what the live output shows.
+        block = [l for l in lines if RESULT_RE.match(l)]
+        complete = False
+
+    passed = failed = skipped = 0
+    for line in block:
+        m = RESULT_RE.match(line)
+        if not m:
+            continue
+        if m.group(1):
+            failed += 1
+            print("FAIL: " + line)
+        elif re.search(r"#\s*SKIP", line, re.IGNORECASE):
+            skipped += 1
+            print("SKIP: " + line)
+        else:
+            passed += 1
+
+    for n, line in splats[:40]:
+        print(f"SPLAT (log line {n}): {line}")
+    if len(splats) > 40:
+        print(f"... {len(splats) - 40} more splat lines")
+    if not complete:
+        print("ERROR: the VM did not finish the test run (timeout, panic or hang)")
+    if passed + failed == 0:
+        print("ERROR: no test ran")
+
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    ok = complete and failed == 0 and not splats and passed + failed > 0
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

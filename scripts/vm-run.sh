@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot the framelink test VM (QEMU virt, arm64, GICv3 + ITS, TCG) on the project's 6.12 test
+# kernel with the dts/ overlay, run the tests in an initramfs, and judge the console log.
+#
+# Usage: vm-run.sh [--tests DIR] [--ko FILE]... [--run PATTERN] [--log FILE] [--timeout S]
+#   --tests DIR    scripts copied to /tests (default tests/vm); /tests/NN-*.sh run in order
+#   --ko FILE      extra module for /modules (the project's own are added from build/6.12)
+#   --run PATTERN  only the /tests scripts matching PATTERN (fl_run= on the command line)
+#   --log FILE     console log (default build/vm/console.log)
+#   --timeout S    hard limit for the whole VM run (default $FRAMELINK_VM_TIMEOUT or 1500)
+# Exit status: 0 when every test passed and the log has no splat; 1 otherwise.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tests=$top/tests/vm
+log=$top/build/vm/console.log
+timeout=${FRAMELINK_VM_TIMEOUT:-1500}
+run=
+extra_ko=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--tests) tests=$2; shift 2 ;;
+	--ko) extra_ko+=("$2"); shift 2 ;;
+	--run) run=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	*) echo "vm-run: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+
+kdir=$("$top/scripts/kernel.sh" 6.12 | tail -n1)
+work=$top/build/vm
+mkdir -p "$work" "$(dirname "$log")"
+machine=(-M virt,gic-version=3,its=on -cpu cortex-a57 -smp 2 -m 2048 -accel tcg,thread=multi)
+
+# DTB: QEMU's own, with the project's overlay applied.
+qemu-system-aarch64 "${machine[@]}" -machine dumpdtb="$work/virt.dtb" -display none >/dev/null
+dtc -q -@ -I dts -O dtb -o "$work/qemu-virt.dtbo" "$top/dts/qemu-virt.dtso"
+fdtoverlay -i "$work/virt.dtb" -o "$work/virt-framelink.dtb" "$work/qemu-virt.dtbo"
+
+# Initramfs: busybox, modules, test programs and scripts, listed for gen_init_cpio so no
+# device node needs root to create.
+root=$work/root
+rm -rf "$root"
+mkdir -p "$root"/{bin,modules,tests,usr/bin}
+cp "$("$top/scripts/busybox-arm64.sh")" "$root/bin/busybox"
+cp "$top/tests/vm/init" "$root/init"
+cp "$top/tests/vm/lib.sh" "$root/tests/lib.sh"
+cp "$tests"/*.sh "$root/tests/" 2>/dev/null || true
+cp "$kdir/drivers/pci/endpoint/functions/pci-epf-test.ko" "$kdir/drivers/misc/pci_endpoint_test.ko" \
+	"$root/modules/"
+if [ -d "$top/build/6.12" ]; then
+	find "$top/build/6.12" -name '*.ko' -exec cp {} "$root/modules/" \;
+fi
+for ko in "${extra_ko[@]}"; do cp "$ko" "$root/modules/"; done
+if [ -d "$top/build/arm64/bin" ]; then
+	cp "$top"/build/arm64/bin/* "$root/usr/bin/"
+fi
+{
+	echo "dir /dev 0755 0 0"
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	(cd "$root" && find . -mindepth 1 | sort) | while read -r p; do
+		p=${p#./}
+		if [ -d "$root/$p" ]; then
+			echo "dir /$p 0755 0 0"
+		else
+			echo "file /$p $root/$p $(stat -c %a "$root/$p") 0 0"
+		fi
+	done
+} >"$work/initramfs.list"
+"$kdir/usr/gen_init_cpio" "$work/initramfs.list" | gzip -1 >"$work/initramfs.cpio.gz"
+
+append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 ${run:+fl_run=$run}"
+echo "vm-run: booting $(basename "$kdir"), tests from ${tests#"$top"/}, log $log (timeout ${timeout}s)"
+start=$(date +%s)
+set +e
+timeout -k 10 "$timeout" qemu-system-aarch64 "${machine[@]}" -display none -monitor none \
+	-serial stdio -no-reboot -kernel "$kdir/arch/arm64/boot/Image" -dtb "$work/virt-framelink.dtb" \
+	-initrd "$work/initramfs.cpio.gz" -append "$append" </dev/null | tee "$log"
+qemu_rc=${PIPESTATUS[0]}
+set -e
+echo "vm-run: VM ran $(($(date +%s) - start)) s, qemu exit $qemu_rc"
+[ "$qemu_rc" -eq 124 ] && echo "vm-run: TIMEOUT after ${timeout}s"
+"$top/scripts/tap-summary.py" "$log"

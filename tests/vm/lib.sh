@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+# TAP helpers for the scripts in tests/vm/, sourced inside the VM (busybox sh).
+# Each helper prints one TAP line; the runner counts them (scripts/tap-summary.py).
+
+t_ok() { echo "ok - $1"; }
+t_fail() { echo "not ok - $1${2:+ # $2}"; }
+t_skip() { echo "ok - $1 # SKIP $2"; }
+
+# t_check NAME CMD...: ok when CMD exits 0; on failure its output is shown as TAP comments.
+t_check() {
+	name=$1
+	shift
+	if out=$("$@" 2>&1); then
+		t_ok "$name"
+	else
+		rc=$?
+		echo "$out" | sed 's/^/# /'
+		t_fail "$name" "exit $rc: $*"
+	fi
+}
+
+# t_run_tap NAME CMD...: run a program that prints its own TAP (kselftest); its top-level result
+# lines are taken as they are, and a non-zero exit with no failing line is reported as one.
+t_run_tap() {
+	name=$1
+	shift
+	"$@" >/tmp/t_run_tap.out 2>&1
+	rc=$?
+	sed -e 's/^\(not \)\{0,1\}ok [0-9]* /&'"$name"'./' /tmp/t_run_tap.out
+	if [ $rc -ne 0 ] && ! grep -q '^not ok' /tmp/t_run_tap.out; then
+		t_fail "$name" "exited $rc"
+	fi
+}
+
+# t_insmod MODULE [PARAM=VALUE...]: /modules holds ours and the kernel's own test modules.
+t_insmod() {
+	m=$1
+	shift
+	insmod "/modules/$m.ko" "$@"
+}
