@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pci-epc-loop: platform driver, reserved memory and address resolution.
+ *
+ * Copyright (C) 2026 The framelink authors
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
+#include <linux/module.h>
+#include <linux/of.h>
+#include <linux/of_reserved_mem.h>
+#include <linux/platform_device.h>
+#include <linux/sizes.h>
+
+#include "loop.h"
+
+static char *profile;
+module_param(profile, charp, 0444);
+MODULE_PARM_DESC(profile,
+		 "feature profile: generic or tegra234 (default: DT \"framelink,profile\", else generic)");
+
+/*
+ * Features of the generic profile: every BAR programmable, MSI and MSI-X.
+ */
+static const struct pci_epc_features loop_generic_features = {
+	.linkup_notifier = true,
+	.msi_capable = true,
+	.msix_capable = true,
+	.align = SZ_4K,
+};
+
+/*
+ * Tegra234 in endpoint mode as mainline exposes it (pcie-tegra194.c): only
+ * BAR0, fixed 1 MiB and 64-bit, 64 KiB alignment, no MSI capability
+ * offered to the EPF although the hardware raises MSI.
+ */
+static const struct pci_epc_features loop_tegra234_features = {
+	.linkup_notifier = true,
+	.msi_capable = false,
+	.msix_capable = false,
+	.bar[BAR_0] = { .type = BAR_FIXED, .fixed_size = SZ_1M,
+			.only_64bit = true, },
+	.bar[BAR_1] = { .type = BAR_RESERVED, },
+	.bar[BAR_2] = { .type = BAR_RESERVED, },
+	.bar[BAR_3] = { .type = BAR_RESERVED, },
+	.bar[BAR_4] = { .type = BAR_RESERVED, },
+	.bar[BAR_5] = { .type = BAR_RESERVED, },
+	.align = SZ_64K,
+};
+
+/**
+ * loop_phys_to_virt() - CPU address of a physical range either side uses
+ * @loop: the loopback
+ * @addr: physical address (host PCI addresses are host physical addresses)
+ * @size: length of the range
+ *
+ * Both the endpoint's local addresses and the root complex's bus addresses
+ * are physical addresses in one machine. A range is accepted only if it
+ * lies entirely in the reserved pool or entirely in System RAM; anything
+ * else (MMIO, holes) is refused, as an unsupported request would be.
+ *
+ * Return: a CPU pointer valid for @size bytes, or NULL.
+ */
+void *loop_phys_to_virt(struct pci_epc_loop *loop, u64 addr, size_t size)
+{
+	if (!size || addr + size < addr)
+		return NULL;
+
+	if (addr >= loop->pool_phys &&
+	    addr + size <= loop->pool_phys + loop->pool_size)
+		return loop->pool_va + (addr - loop->pool_phys);
+
+	if (region_intersects(addr, size, IORESOURCE_SYSTEM_RAM,
+			      IORES_DESC_NONE) == REGION_INTERSECTS &&
+	    pfn_valid(PHYS_PFN(addr)))
+		return phys_to_virt(addr);
+
+	return NULL;
+}
+
+static void loop_rmem_release(void *data)
+{
+	of_reserved_mem_device_release(data);
+}
+
+static void loop_win_free(void *data)
+{
+	struct pci_epc_loop *loop = data;
+
+	dma_free_coherent(loop->dev, LOOP_WIN_SIZE, loop->win_va,
+			  loop->win_phys);
+}
+
+static int loop_setup_memory(struct pci_epc_loop *loop)
+{
+	struct device *dev = loop->dev;
+	struct reserved_mem *rmem;
+	struct device_node *np;
+	int ret;
+
+	np = of_parse_phandle(dev->of_node, "memory-region", 0);
+	if (!np)
+		return dev_err_probe(dev, -ENODEV, "no memory-region\n");
+	rmem = of_reserved_mem_lookup(np);
+	of_node_put(np);
+	if (!rmem)
+		return dev_err_probe(dev, -ENODEV, "memory-region not reserved\n");
+
+	loop->pool_phys = rmem->base;
+	loop->pool_size = rmem->size;
+
+	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot set DMA mask\n");
+
+	/* BAR memory (pci_epf_alloc_space) comes from this pool */
+	ret = of_reserved_mem_device_init(dev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot use memory-region\n");
+	ret = devm_add_action_or_reset(dev, loop_rmem_release, dev);
+	if (ret)
+		return ret;
+
+	/*
+	 * One write-combined mapping of the whole pool for the emulation's
+	 * own accesses (DMA engine, MSI-X table, outbound window).
+	 */
+	loop->pool_va = devm_memremap(dev, loop->pool_phys, loop->pool_size,
+				      MEMREMAP_WC);
+	if (IS_ERR(loop->pool_va))
+		return dev_err_probe(dev, PTR_ERR(loop->pool_va),
+				     "cannot map the pool\n");
+
+	/* The outbound window is real memory carved from the pool */
+	loop->win_va = dma_alloc_coherent(dev, LOOP_WIN_SIZE, &loop->win_phys,
+					  GFP_KERNEL);
+	if (!loop->win_va)
+		return dev_err_probe(dev, -ENOMEM, "no outbound window\n");
+	if (loop->win_phys < loop->pool_phys ||
+	    loop->win_phys + LOOP_WIN_SIZE > loop->pool_phys + loop->pool_size) {
+		dma_free_coherent(dev, LOOP_WIN_SIZE, loop->win_va,
+				  loop->win_phys);
+		return dev_err_probe(dev, -EINVAL, "window outside the pool\n");
+	}
+	return devm_add_action_or_reset(dev, loop_win_free, loop);
+}
+
+static int loop_parse_profile(struct pci_epc_loop *loop)
+{
+	const char *name = profile;
+
+	if (!name &&
+	    of_property_read_string(loop->dev->of_node, "framelink,profile",
+				    &name))
+		name = "generic";
+
+	if (sysfs_streq(name, "generic")) {
+		loop->profile = LOOP_PROFILE_GENERIC;
+		loop->features = &loop_generic_features;
+	} else if (sysfs_streq(name, "tegra234")) {
+		loop->profile = LOOP_PROFILE_TEGRA234;
+		loop->features = &loop_tegra234_features;
+	} else {
+		return dev_err_probe(loop->dev, -EINVAL,
+				     "unknown profile '%s'\n", name);
+	}
+	return 0;
+}
+
+static int loop_probe(struct platform_device *pdev)
+{
+	struct device *dev = &pdev->dev;
+	struct pci_epc_loop *loop;
+	u32 nchans = LOOP_DEF_DMA_CHANS;
+	int ret;
+
+	loop = devm_kzalloc(dev, sizeof(*loop), GFP_KERNEL);
+	if (!loop)
+		return -ENOMEM;
+	loop->dev = dev;
+	platform_set_drvdata(pdev, loop);
+
+	mutex_init(&loop->win_lock);
+	INIT_LIST_HEAD(&loop->win_maps);
+	raw_spin_lock_init(&loop->cfg_lock);
+	mutex_init(&loop->link_lock);
+	mutex_init(&loop->msi_lock);
+	spin_lock_init(&loop->model_lock);
+	init_waitqueue_head(&loop->stall_wq);
+
+	ret = loop_parse_profile(loop);
+	if (ret)
+		return ret;
+
+	of_property_read_u32(dev->of_node, "dma-channels", &nchans);
+	if (nchans > LOOP_MAX_DMA_CHANS) {
+		dev_warn(dev, "dma-channels %u capped to %u\n", nchans,
+			 LOOP_MAX_DMA_CHANS);
+		nchans = LOOP_MAX_DMA_CHANS;
+	}
+	loop->nchans = nchans;
+
+	if (!of_property_read_bool(dev->of_node, "linux,pci-probe-only"))
+		dev_warn(dev, "no linux,pci-probe-only: BARs may be moved and break\n");
+
+	ret = loop_setup_memory(loop);
+	if (ret)
+		return ret;
+
+	loop_cfg_init(loop);
+
+	ret = loop_irq_init(loop);
+	if (ret)
+		return ret;
+
+	ret = loop_link_init(loop);
+	if (ret)
+		goto err_irq;
+
+	ret = loop_dma_init(loop);
+	if (ret)
+		goto err_link;
+
+	loop->epc = devm_pci_epc_create(dev, &loop_epc_ops);
+	if (IS_ERR(loop->epc)) {
+		ret = dev_err_probe(dev, PTR_ERR(loop->epc),
+				    "cannot create EPC\n");
+		goto err_dma;
+	}
+	epc_set_drvdata(loop->epc, loop);
+	loop->epc->max_functions = LOOP_MAX_FUNCS;
+
+	ret = pci_epc_mem_init(loop->epc, loop->win_phys, LOOP_WIN_SIZE,
+			       loop->features->align);
+	if (ret) {
+		dev_err(dev, "cannot init outbound window: %d\n", ret);
+		goto err_epc;
+	}
+
+	loop_debugfs_init(loop);
+	pci_epc_init_notify(loop->epc);
+
+	dev_info(dev, "profile %s, pool %pa+%zx, window %pad+%x, %u+%u DMA channels\n",
+		 loop->profile == LOOP_PROFILE_TEGRA234 ? "tegra234" : "generic",
+		 &loop->pool_phys, loop->pool_size, &loop->win_phys,
+		 LOOP_WIN_SIZE, nchans, nchans);
+	return 0;
+
+err_epc:
+	devm_pci_epc_destroy(dev, loop->epc);
+err_dma:
+	loop_dma_exit(loop);
+err_link:
+	loop_link_exit(loop);
+err_irq:
+	loop_irq_exit(loop);
+	return ret;
+}
+
+static void loop_remove(struct platform_device *pdev)
+{
+	struct pci_epc_loop *loop = platform_get_drvdata(pdev);
+
+	/* Host side first: the root-side driver goes away with the bus */
+	loop_link_exit(loop);
+
+	/* Endpoint functions release their DMA channels and BARs */
+	pci_epc_deinit_notify(loop->epc);
+	loop_debugfs_exit(loop);
+	loop_win_drop_all(loop);
+	pci_epc_mem_exit(loop->epc);
+	devm_pci_epc_destroy(loop->dev, loop->epc);
+
+	loop_dma_exit(loop);
+	loop_irq_exit(loop);
+}
+
+static const struct of_device_id loop_of_match[] = {
+	{ .compatible = "framelink,pci-epc-loop" },
+	{ }
+};
+MODULE_DEVICE_TABLE(of, loop_of_match);
+
+static struct platform_driver loop_driver = {
+	.probe = loop_probe,
+	.remove = loop_remove,
+	.driver = {
+		.name = "pci-epc-loop",
+		.of_match_table = loop_of_match,
+		.suppress_bind_attrs = true,
+	},
+};
+static int __init loop_init(void)
+{
+	int ret;
+
+	loop_debugfs_root_init();
+	ret = platform_driver_register(&loop_driver);
+	if (ret)
+		loop_debugfs_root_exit();
+	return ret;
+}
+module_init(loop_init);
+
+static void __exit loop_exit(void)
+{
+	platform_driver_unregister(&loop_driver);
+	loop_debugfs_root_exit();
+}
+module_exit(loop_exit);
+
+MODULE_DESCRIPTION("Loopback PCIe link: endpoint controller and host bridge in one kernel");
+MODULE_AUTHOR("The framelink authors");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pci-epc-loop: debugfs knobs, counters and fault injection.
+ *
+ * <debugfs>/pci-epc-loop/<device>/
+ *   link        read: "up"/"down"; write "down" (surprise) or "up"
+ *   rate_mbps   link model rate, 0 = unlimited
+ *   setup_ns    link model per-transfer setup time
+ *   fail_dma    fail the next N DMA transfers
+ *   drop_irq    drop the next N interrupts
+ *   dup_irq     deliver the next N interrupts twice
+ *   stall       bitmask of stalled channels (reads first, then writes)
+ *   stats       counters
+ *   channels    per channel: direction, active transfer progress, queue
+ *
+ * Copyright (C) 2026 The framelink authors
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "loop.h"
+
+static struct dentry *loop_dbg_root;
+
+static int loop_stats_show(struct seq_file *s, void *unused)
+{
+	struct pci_epc_loop *loop = s->private;
+	struct loop_stats *st = &loop->stats;
+
+#define SHOW(name) seq_printf(s, "%-12s %lld\n", #name, atomic64_read(&st->name))
+	SHOW(dma_xfers);
+	SHOW(dma_bytes);
+	SHOW(dma_errors);
+	SHOW(irq_intx);
+	SHOW(irq_msi);
+	SHOW(irq_msix);
+	SHOW(irq_dropped);
+	SHOW(irq_held);
+	SHOW(cfg_reads);
+	SHOW(cfg_writes);
+	SHOW(win_maps);
+	SHOW(win_flushed);
+	SHOW(link_ups);
+	SHOW(link_downs);
+#undef SHOW
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(loop_stats);
+
+static int loop_channels_show(struct seq_file *s, void *unused)
+{
+	struct pci_epc_loop *loop = s->private;
+	unsigned int i;
+
+	for (i = 0; i < 2 * loop->nchans; i++) {
+		struct loop_dma_chan *c = &loop->chans[i];
+		size_t done = 0, total = 0;
+		unsigned int queued = 0;
+		struct loop_dma_desc *d;
+		bool active;
+
+		spin_lock_irq(&c->lock);
+		active = c->active;
+		if (active) {
+			done = c->active->done;
+			total = c->active->total;
+		}
+		list_for_each_entry(d, &c->issued, node)
+			queued++;
+		spin_unlock_irq(&c->lock);
+
+		seq_printf(s, "%u %s %s %zu/%zu queued %u%s\n", i,
+			   c->dir == DMA_DEV_TO_MEM ? "read" : "write",
+			   active ? "active" : "idle", done, total, queued,
+			   READ_ONCE(loop->stall_mask) & BIT(i) ? " stalled" : "");
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(loop_channels);
+
+static int loop_link_show(struct seq_file *s, void *unused)
+{
+	struct pci_epc_loop *loop = s->private;
+
+	seq_printf(s, "%s\n", loop_rc_up(loop) ? "up" : "down");
+	return 0;
+}
+
+static int loop_link_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, loop_link_show, inode->i_private);
+}
+
+static ssize_t loop_link_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct pci_epc_loop *loop = file_inode(file)->i_private;
+	char buf[8] = {};
+	int ret;
+
+	if (copy_from_user(buf, ubuf, min(count, sizeof(buf) - 1)))
+		return -EFAULT;
+
+	if (sysfs_streq(buf, "down"))
+		ret = loop_link_down(loop);
+	else if (sysfs_streq(buf, "up"))
+		ret = loop_link_up(loop);
+	else
+		ret = -EINVAL;
+	return ret ? ret : count;
+}
+
+static const struct file_operations loop_link_fops = {
+	.owner		= THIS_MODULE,
+	.open		= loop_link_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+	.write		= loop_link_write,
+};
+
+static int loop_atomic_get(void *data, u64 *val)
+{
+	*val = atomic_read(data);
+	return 0;
+}
+
+static int loop_atomic_set(void *data, u64 val)
+{
+	if (val > INT_MAX)
+		return -EINVAL;
+	atomic_set(data, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(loop_atomic_fops, loop_atomic_get, loop_atomic_set,
+			 "%llu\n");
+
+static int loop_stall_set(void *data, u64 val)
+{
+	struct pci_epc_loop *loop = data;
+
+	WRITE_ONCE(loop->stall_mask, (u32)val);
+	wake_up_all(&loop->stall_wq);
+	return 0;
+}
+
+static int loop_stall_get(void *data, u64 *val)
+{
+	struct pci_epc_loop *loop = data;
+
+	*val = READ_ONCE(loop->stall_mask);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(loop_stall_fops, loop_stall_get, loop_stall_set,
+			 "0x%llx\n");
+
+/**
+ * loop_debugfs_init() - create the device's debugfs directory
+ * @loop: the loopback
+ */
+void loop_debugfs_init(struct pci_epc_loop *loop)
+{
+	struct dentry *d;
+
+	d = debugfs_create_dir(dev_name(loop->dev), loop_dbg_root);
+	loop->dbg = d;
+
+	debugfs_create_file("link", 0600, d, loop, &loop_link_fops);
+	debugfs_create_u32("rate_mbps", 0600, d, &loop->rate_mbps);
+	debugfs_create_u32("setup_ns", 0600, d, &loop->setup_ns);
+	debugfs_create_file_unsafe("fail_dma", 0600, d, &loop->fail_dma,
+				   &loop_atomic_fops);
+	debugfs_create_file_unsafe("drop_irq", 0600, d, &loop->drop_irq,
+				   &loop_atomic_fops);
+	debugfs_create_file_unsafe("dup_irq", 0600, d, &loop->dup_irq,
+				   &loop_atomic_fops);
+	debugfs_create_file_unsafe("stall", 0600, d, loop, &loop_stall_fops);
+	debugfs_create_file("stats", 0400, d, loop, &loop_stats_fops);
+	debugfs_create_file("channels", 0400, d, loop, &loop_channels_fops);
+}
+
+/**
+ * loop_debugfs_exit() - remove the device's debugfs directory
+ * @loop: the loopback
+ */
+void loop_debugfs_exit(struct pci_epc_loop *loop)
+{
+	debugfs_remove_recursive(loop->dbg);
+	loop->dbg = NULL;
+}
+
+/**
+ * loop_debugfs_root_init() - create the module's debugfs directory
+ */
+void loop_debugfs_root_init(void)
+{
+	loop_dbg_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+}
+
+/**
+ * loop_debugfs_root_exit() - remove the module's debugfs directory
+ */
+void loop_debugfs_root_exit(void)
+{
+	debugfs_remove_recursive(loop_dbg_root);
+	loop_dbg_root = NULL;
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pci-epc-loop: the endpoint controller operations an EPF calls.
+ *
+ * Copyright (C) 2026 The framelink authors
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "loop.h"
+
+static int loop_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			     struct pci_epf_header *hdr)
+{
+	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+
+	if (vfunc_no)
+		return -EINVAL;
+	loop_cfg_write_header(loop, func_no, hdr);
+	return 0;
+}
+
+static int loop_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			struct pci_epf_bar *epf_bar)
+{
+	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+	const struct pci_epc_bar_desc *desc;
+	enum pci_barno bar = epf_bar->barno;
+
+	if (vfunc_no || bar < BAR_0 || bar > BAR_5)
+		return -EINVAL;
+	desc = &loop->features->bar[bar];
+	if (desc->type == BAR_RESERVED)
+		return -EINVAL;
+	if (desc->type == BAR_FIXED && desc->fixed_size &&
+	    epf_bar->size != desc->fixed_size)
+		return -EINVAL;
+	if (desc->only_64bit &&
+	    !(epf_bar->flags & PCI_BASE_ADDRESS_MEM_TYPE_64))
+		return -EINVAL;
+	if (epf_bar->flags & PCI_BASE_ADDRESS_SPACE_IO)
+		return -EINVAL;
+	if (!is_power_of_2(epf_bar->size) || epf_bar->size < 128 ||
+	    !IS_ALIGNED(epf_bar->phys_addr, epf_bar->size))
+		return -EINVAL;
+	/* The host bridge window is the pool: BAR memory must be inside */
+	if (epf_bar->phys_addr < loop->pool_phys ||
+	    epf_bar->phys_addr + epf_bar->size >
+	    loop->pool_phys + loop->pool_size)
+		return -EINVAL;
+
+	loop_cfg_set_bar(loop, func_no, epf_bar);
+	return 0;
+}
+
+static void loop_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			   struct pci_epf_bar *epf_bar)
+{
+	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+
+	if (vfunc_no)
+		return;
+	loop_cfg_clear_bar(loop, func_no, epf_bar->barno);
+}
+
+static u64 loop_align_addr(struct pci_epc *epc, u64 pci_addr, size_t *size,
+			   size_t *offset)
+{
+	u64 mask = epc->mem->window.page_size - 1;
+
+	*offset = pci_addr & mask;
+	*size = ALIGN(*offset + *size, epc->mem->window.page_size);
+	return pci_addr & ~mask;
+}
+
+/*
+ * Write back the bytes the endpoint changed in the window since the last
+ * synchronisation: those are its posted writes to host memory. Bytes it
+ * did not write are left alone, so host updates to them are not undone.
+ * Called with win_lock held.
+ */
+static void loop_win_flush(struct pci_epc_loop *loop, struct loop_win_map *m)
+{
+	u8 *win = m->win, *shadow = m->shadow, *host = m->host;
+	size_t i = 0, n = 0;
+
+	while (i < m->size) {
+		if (m->size - i >= 8 && IS_ALIGNED(i, 8) &&
+		    *(u64 *)(win + i) == *(u64 *)(shadow + i)) {
+			i += 8;
+			continue;
+		}
+		if (win[i] != shadow[i]) {
+			host[i] = win[i];
+			shadow[i] = win[i];
+			n++;
+		}
+		i++;
+	}
+	if (n)
+		atomic64_add(n, &loop->stats.win_flushed);
+}
+
+/**
+ * loop_win_flush_all() - make all outbound window writes visible to the host
+ * @loop: the loopback
+ *
+ * Posted writes are ordered before a later MSI, so raise_irq calls this
+ * before delivering an interrupt.
+ */
+void loop_win_flush_all(struct pci_epc_loop *loop)
+{
+	struct loop_win_map *m;
+
+	mutex_lock(&loop->win_lock);
+	list_for_each_entry(m, &loop->win_maps, node)
+		loop_win_flush(loop, m);
+	mutex_unlock(&loop->win_lock);
+}
+
+static void loop_win_free_map(struct loop_win_map *m)
+{
+	list_del(&m->node);
+	kvfree(m->shadow);
+	kfree(m);
+}
+
+/**
+ * loop_win_drop_all() - forget all outbound mappings without writing back
+ * @loop: the loopback
+ */
+void loop_win_drop_all(struct pci_epc_loop *loop)
+{
+	struct loop_win_map *m, *tmp;
+
+	mutex_lock(&loop->win_lock);
+	list_for_each_entry_safe(m, tmp, &loop->win_maps, node)
+		loop_win_free_map(m);
+	mutex_unlock(&loop->win_lock);
+}
+
+static int loop_map_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			 phys_addr_t addr, u64 pci_addr, size_t size)
+{
+	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+	struct loop_win_map *m;
+	void *host;
+
+	if (!loop_ep_up(loop))
+		return -ENOLINK;
+	if (!size || addr < loop->win_phys ||
+	    addr + size > loop->win_phys + LOOP_WIN_SIZE)
+		return -EINVAL;
+	host = loop_phys_to_virt(loop, pci_addr, size);
+	if (!host) {
+		dev_err_ratelimited(loop->dev,
+				    "outbound map to unbacked PCI address %#llx+%zx\n",
+				    pci_addr, size);
+		return -EINVAL;
+	}
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->shadow = kvmalloc(size, GFP_KERNEL);
+	if (!m->shadow) {
+		kfree(m);
+		return -ENOMEM;
+	}
+	m->phys = addr;
+	m->pci_addr = pci_addr;
+	m->size = size;
+	m->win = loop->win_va + (addr - loop->win_phys);
+	m->host = host;
+
+	mutex_lock(&loop->win_lock);
+	/* Reads through the window see host memory as of now */
+	memcpy(m->win, host, size);
+	memcpy(m->shadow, host, size);
+	list_add_tail(&m->node, &loop->win_maps);
+	mutex_unlock(&loop->win_lock);
+
+	atomic64_inc(&loop->stats.win_maps);
+	return 0;
+}
+
+static void loop_unmap_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			    phys_addr_t addr)
+{
+	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+	struct loop_win_map *m, *tmp;
+
+	mutex_lock(&loop->win_lock);
+	list_for_each_entry_safe(m, tmp, &loop->win_maps, node) {
+		if (m->phys != addr)
+			continue;
+		if (loop_ep_up(loop))
+			loop_win_flush(loop, m);
+		loop_win_free_map(m);
+		break;
+	}
+	mutex_unlock(&loop->win_lock);
+}
+
+static int loop_set_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no, u8 mmc)
+{
+	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+
+	if (vfunc_no || mmc > 5)
+		return -EINVAL;
+	loop_cfg_set_msi(loop, func_no, mmc);
+	return 0;
+}
+
+static int loop_get_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
+{
+	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+
+	if (vfunc_no)
+		return -EINVAL;
+	return loop_cfg_get_msi(loop, func_no);
+}
+
+static int loop_set_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			 u16 nr_irqs, enum pci_barno bir, u32 offset)
+{
+	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+
+	if (vfunc_no || !loop->features->msix_capable)
+		return -EINVAL;
+	if (bir < BAR_0 || bir > BAR_5 || !nr_irqs || nr_irqs > 2048 ||
+	    !IS_ALIGNED(offset, 8))
+		return -EINVAL;
+	loop_cfg_set_msix(loop, func_no, nr_irqs, bir, offset);
+	return 0;
+}
+
+static int loop_get_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
+{
+	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+
+	if (vfunc_no)
+		return -EINVAL;
+	return loop_cfg_get_msix(loop, func_no);
+}
+
+static int loop_raise_irq(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			  unsigned int type, u16 interrupt_num)
+{
+	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+
+	if (vfunc_no)
+		return -EINVAL;
+	return loop_irq_raise(loop, func_no, type, interrupt_num);
+}
+
+static int loop_start(struct pci_epc *epc)
+{
+	return loop_link_start(epc_get_drvdata(epc));
+}
+
+static void loop_stop(struct pci_epc *epc)
+{
+	loop_link_stop(epc_get_drvdata(epc));
+}
+
+static const struct pci_epc_features *
+loop_get_features(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
+{
+	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+
+	return loop->features;
+}
+
+const struct pci_epc_ops loop_epc_ops = {
+	.write_header	= loop_write_header,
+	.set_bar	= loop_set_bar,
+	.clear_bar	= loop_clear_bar,
+	.align_addr	= loop_align_addr,
+	.map_addr	= loop_map_addr,
+	.unmap_addr	= loop_unmap_addr,
+	.set_msi	= loop_set_msi,
+	.get_msi	= loop_get_msi,
+	.set_msix	= loop_set_msix,
+	.get_msix	= loop_get_msix,
+	.raise_irq	= loop_raise_irq,
+	.start		= loop_start,
+	.stop		= loop_stop,
+	.get_features	= loop_get_features,
+};

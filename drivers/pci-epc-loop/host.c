@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pci-epc-loop: the virtual PCI host bridge (root complex side).
+ *
+ * One root bus, one device (the endpoint) at 00.0. The bridge's memory
+ * window is the reserved pool, so every BAR (EPF memory from that pool)
+ * lies inside it at its physical address. The DT node carries
+ * linux,pci-probe-only so the PCI core keeps those addresses.
+ *
+ * Copyright (C) 2026 The framelink authors
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ioport.h>
+#include <linux/msi.h>
+#include <linux/pci.h>
+
+#include "loop.h"
+
+/**
+ * loop_host_add() - create and probe the virtual root bus
+ * @loop: the loopback
+ *
+ * Context: process context, link_lock held.
+ * Return: 0 or a negative errno.
+ */
+int loop_host_add(struct pci_epc_loop *loop)
+{
+	struct pci_host_bridge *bridge;
+	int ret;
+
+	lockdep_assert_held(&loop->link_lock);
+
+	bridge = pci_alloc_host_bridge(0);
+	if (!bridge)
+		return -ENOMEM;
+
+	bridge->dev.parent = loop->dev;
+	bridge->sysdata = loop;
+	bridge->ops = &loop_pci_ops;
+	bridge->map_irq = loop_map_irq;
+	bridge->swizzle_irq = pci_common_swizzle;
+	bridge->busnr = 0;
+
+	loop->mem_res = (struct resource)DEFINE_RES_MEM_NAMED(loop->pool_phys,
+							       loop->pool_size,
+							       "pci-epc-loop mem");
+	loop->busn_res = (struct resource)DEFINE_RES_NAMED(0, 1,
+							    "pci-epc-loop bus",
+							    IORESOURCE_BUS);
+	pci_add_resource(&bridge->windows, &loop->mem_res);
+	pci_add_resource(&bridge->windows, &loop->busn_res);
+
+	/* The PCI core takes the bus's MSI domain from the bridge device */
+	dev_set_msi_domain(&bridge->dev, loop->msi_domain);
+
+	ret = pci_host_probe(bridge);
+	if (ret) {
+		dev_err(loop->dev, "host bridge probe failed: %d\n", ret);
+		pci_free_host_bridge(bridge);
+		return ret;
+	}
+	loop->bridge = bridge;
+	dev_info(loop->dev, "link up: root bus %04x:00\n",
+		 pci_domain_nr(bridge->bus));
+	return 0;
+}
+
+/**
+ * loop_host_remove() - remove the virtual root bus and its device
+ * @loop: the loopback
+ * @surprise: the link dropped: mark the device disconnected first, so its
+ *	      driver sees a surprise removal (config reads return all-ones)
+ *
+ * Context: process context, link_lock held, rc_up already false when
+ * @surprise is set.
+ */
+void loop_host_remove(struct pci_epc_loop *loop, bool surprise)
+{
+	struct pci_host_bridge *bridge = loop->bridge;
+	struct pci_dev *pdev;
+
+	lockdep_assert_held(&loop->link_lock);
+	if (!bridge)
+		return;
+
+	pci_lock_rescan_remove();
+	if (surprise)
+		list_for_each_entry(pdev, &bridge->bus->devices, bus_list)
+			loop_pci_dev_set_disconnected(pdev);
+	pci_stop_root_bus(bridge->bus);
+	pci_remove_root_bus(bridge->bus);
+	pci_unlock_rescan_remove();
+
+	pci_free_host_bridge(bridge);
+	loop->bridge = NULL;
+	dev_info(loop->dev, "link down%s\n", surprise ? " (surprise)" : "");
+}

@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the pci-epc-loop tests (tests/vm/2*-*.sh), sourced after /tests/lib.sh.
+# Not a test itself: the VM runs only /tests/[0-9]*.sh.
+
+EP=/sys/kernel/config/pci_ep
+LOOPDBG=/sys/kernel/debug/pci-epc-loop/pci-epc-loop
+EPC=pci-epc-loop
+FUNC=$EP/functions/pci_epf_test/loop0
+DEV=/dev/pci-endpoint-test.0
+
+# wait_for COUNT CMD...: retry CMD every 0.1 s, at most COUNT times.
+wait_for() {
+	n=$1
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# loop_load [PARAM=VALUE...]: pci-epc-loop plus the kernel's test pair.
+loop_load() {
+	t_insmod pci-epc-loop "$@" &&
+		{ [ -d /sys/module/pci_epf_test ] || t_insmod pci-epf-test; } &&
+		{ [ -d /sys/module/pci_endpoint_test ] || t_insmod pci_endpoint_test; } &&
+		wait_for 50 test -d $EP/controllers/$EPC
+}
+
+# func_create MSIX: a pci_epf_test function as in the kernel's pci-test-howto.
+func_create() {
+	[ -d $FUNC ] || mkdir $FUNC || return 1
+	echo 0x104c >$FUNC/vendorid &&
+		echo 0xb500 >$FUNC/deviceid &&
+		echo 32 >$FUNC/msi_interrupts &&
+		echo "${1:-0}" >$FUNC/msix_interrupts
+}
+
+# link_start: bind the function, start the controller, wait for the host side driver.
+link_start() {
+	[ -e $EP/controllers/$EPC/loop0 ] || ln -s $FUNC $EP/controllers/$EPC/ || return 1
+	echo 1 >$EP/controllers/$EPC/start || return 1
+	wait_for 100 test -c $DEV
+}
+
+# link_stop: stop the controller and unbind the function.
+link_stop() {
+	echo 0 >$EP/controllers/$EPC/start
+	rm -f $EP/controllers/$EPC/loop0
+	wait_for 50 test ! -e $DEV
+}
+
+func_remove() {
+	[ -d $FUNC ] && rmdir $FUNC
+	return 0
+}
+
+loop_unload() {
+	rmmod pci_epc_loop
+}
+
+# pt NAME ARGS...: one pcitest run; its output becomes TAP comments.
+pt() {
+	name=$1
+	shift
+	out=$(pcitest -D $DEV "$@" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	if [ $rc -eq 0 ]; then t_ok "$name"; else t_fail "$name" "pcitest $* exit $rc"; fi
+}
+
+# pt_refused NAME ARGS...: a pcitest run that must fail (e.g. COPY with DMA, no DMA_MEMCPY).
+pt_refused() {
+	name=$1
+	shift
+	out=$(pcitest -D $DEV "$@" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	if [ $rc -ne 0 ]; then t_ok "$name"; else t_fail "$name" "pcitest $* unexpectedly passed"; fi
+}
+
+# pcitest_suite TAG BARS MSIX: the kernel's pcitest.sh sequence, DMA and non-DMA.
+pcitest_suite() {
+	tag=$1
+	bars=$2
+	msix=$3
+	for b in $bars; do
+		pt "$tag: BAR$b" -b "$b"
+	done
+	pt "$tag: set IRQ type INTx" -i 0
+	pt "$tag: INTx" -l
+	pt "$tag: set IRQ type MSI" -i 1
+	i=1
+	while [ $i -le 32 ]; do
+		pt "$tag: MSI$i" -m $i
+		i=$((i + 1))
+	done
+	if [ "$msix" -gt 0 ]; then
+		pt "$tag: set IRQ type MSI-X" -i 2
+		i=1
+		while [ $i -le "$msix" ]; do
+			pt "$tag: MSI-X$i" -x $i
+			i=$((i + 1))
+		done
+	fi
+	pt "$tag: set IRQ type MSI" -i 1
+	for d in "" -d; do
+		for s in 1 1024 1025 1024000 1024001; do
+			pt "$tag: READ $s${d:+ DMA}" -r -s $s $d
+			pt "$tag: WRITE $s${d:+ DMA}" -w -s $s $d
+		done
+	done
+	for s in 1 1024 1025 1024000 1024001; do
+		pt "$tag: COPY $s" -c -s $s
+	done
+	pt_refused "$tag: COPY with DMA refused (no DMA_MEMCPY, as dw-edma)" -c -s 1024 -d
+}
