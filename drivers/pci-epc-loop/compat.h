@@ -15,7 +15,7 @@
  */
 static inline void loop_pci_dev_set_disconnected(struct pci_dev *pdev)
 {
-	xchg(&pdev->error_state, pci_channel_io_perm_failure);
+	WRITE_ONCE(pdev->error_state, pci_channel_io_perm_failure);
 }
 
 #endif /* _PCI_EPC_LOOP_COMPAT_H */

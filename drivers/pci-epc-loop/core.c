@@ -294,6 +294,7 @@ static struct platform_driver loop_driver = {
 		.suppress_bind_attrs = true,
 	},
 };
+
 static int __init loop_init(void)
 {
 	int ret;

@@ -32,23 +32,30 @@ static int loop_stats_show(struct seq_file *s, void *unused)
 {
 	struct pci_epc_loop *loop = s->private;
 	struct loop_stats *st = &loop->stats;
+	const struct {
+		const char *name;
+		atomic64_t *val;
+	} rows[] = {
+		{ "dma_xfers", &st->dma_xfers },
+		{ "dma_bytes", &st->dma_bytes },
+		{ "dma_errors", &st->dma_errors },
+		{ "irq_intx", &st->irq_intx },
+		{ "irq_msi", &st->irq_msi },
+		{ "irq_msix", &st->irq_msix },
+		{ "irq_dropped", &st->irq_dropped },
+		{ "irq_held", &st->irq_held },
+		{ "cfg_reads", &st->cfg_reads },
+		{ "cfg_writes", &st->cfg_writes },
+		{ "win_maps", &st->win_maps },
+		{ "win_flushed", &st->win_flushed },
+		{ "link_ups", &st->link_ups },
+		{ "link_downs", &st->link_downs },
+	};
+	unsigned int i;
 
-#define SHOW(name) seq_printf(s, "%-12s %lld\n", #name, atomic64_read(&st->name))
-	SHOW(dma_xfers);
-	SHOW(dma_bytes);
-	SHOW(dma_errors);
-	SHOW(irq_intx);
-	SHOW(irq_msi);
-	SHOW(irq_msix);
-	SHOW(irq_dropped);
-	SHOW(irq_held);
-	SHOW(cfg_reads);
-	SHOW(cfg_writes);
-	SHOW(win_maps);
-	SHOW(win_flushed);
-	SHOW(link_ups);
-	SHOW(link_downs);
-#undef SHOW
+	for (i = 0; i < ARRAY_SIZE(rows); i++)
+		seq_printf(s, "%-12s %lld\n", rows[i].name,
+			   atomic64_read(rows[i].val));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(loop_stats);

@@ -15,6 +15,7 @@
 #include <linux/ioport.h>
 #include <linux/msi.h>
 #include <linux/pci.h>
+#include <linux/string.h>
 
 #include "loop.h"
 
@@ -43,12 +44,16 @@ int loop_host_add(struct pci_epc_loop *loop)
 	bridge->swizzle_irq = pci_common_swizzle;
 	bridge->busnr = 0;
 
-	loop->mem_res = (struct resource)DEFINE_RES_MEM_NAMED(loop->pool_phys,
-							       loop->pool_size,
-							       "pci-epc-loop mem");
-	loop->busn_res = (struct resource)DEFINE_RES_NAMED(0, 1,
-							    "pci-epc-loop bus",
-							    IORESOURCE_BUS);
+	memset(&loop->mem_res, 0, sizeof(loop->mem_res));
+	loop->mem_res.name = "pci-epc-loop mem";
+	loop->mem_res.start = loop->pool_phys;
+	loop->mem_res.end = loop->pool_phys + loop->pool_size - 1;
+	loop->mem_res.flags = IORESOURCE_MEM;
+	memset(&loop->busn_res, 0, sizeof(loop->busn_res));
+	loop->busn_res.name = "pci-epc-loop bus";
+	loop->busn_res.start = 0;
+	loop->busn_res.end = 0;
+	loop->busn_res.flags = IORESOURCE_BUS;
 	pci_add_resource(&bridge->windows, &loop->mem_res);
 	pci_add_resource(&bridge->windows, &loop->busn_res);
 

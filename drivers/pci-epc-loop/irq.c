@@ -176,13 +176,13 @@ static u16 fn_get16(const struct loop_fn *fn, int off)
 }
 
 /* MSI-X table entry in the EPF's BAR memory; cfg_lock held */
-static u32 *loop_msix_entry(struct pci_epc_loop *loop, struct loop_fn *fn,
-			    u16 idx)
+static __le32 *loop_msix_entry(struct pci_epc_loop *loop,
+			       struct loop_fn *fn, u16 idx)
 {
 	struct loop_bar *b = &fn->bar[fn->msix_bir];
 	u64 end = fn->msix_offset + (u64)fn->msix_nr * PCI_MSIX_ENTRY_SIZE;
 
-	if (!b->set || end + DIV_ROUND_UP(fn->msix_nr, 8) > b->size)
+	if (!b->set || ALIGN(end, 8) + DIV_ROUND_UP(fn->msix_nr, 64) * 8 > b->size)
 		return NULL;
 	return loop->pool_va + (b->phys - loop->pool_phys) + fn->msix_offset +
 	       idx * PCI_MSIX_ENTRY_SIZE;
@@ -259,7 +259,8 @@ static int loop_raise_msix(struct pci_epc_loop *loop, struct loop_fn *fn,
 			   u16 num)
 {
 	unsigned long flags;
-	u32 *entry, data;
+	__le32 *entry;
+	u32 data;
 	u16 ctrl;
 	u64 addr;
 
@@ -426,7 +427,7 @@ static bool loop_collect_pending(struct pci_epc_loop *loop,
 	if (ctrl & PCI_MSIX_FLAGS_MASKALL)
 		return true;
 	for_each_set_bit(bit, fn->msix_pending, fn->msix_nr) {
-		u32 *e = loop_msix_entry(loop, fn, bit);
+		__le32 *e = loop_msix_entry(loop, fn, bit);
 		u8 *pba = loop_msix_pba(loop, fn);
 
 		if (!e) {

@@ -165,7 +165,7 @@ struct loop_dma_chan {
 	struct pci_epc_loop *loop;
 	enum dma_transfer_direction dir;
 	unsigned int idx;
-	spinlock_t lock;
+	spinlock_t lock; /* lists, active, abort, cfg, err_cookie, cookies */
 	struct list_head submitted;
 	struct list_head issued;
 	struct loop_dma_desc *active;
@@ -275,13 +275,13 @@ struct pci_epc_loop {
 
 	void *win_va;
 	dma_addr_t win_phys;
-	struct mutex win_lock;
+	struct mutex win_lock; /* win_maps */
 	struct list_head win_maps;
 
-	raw_spinlock_t cfg_lock;
+	raw_spinlock_t cfg_lock; /* fn[] */
 	struct loop_fn fn[LOOP_MAX_FUNCS];
 
-	struct mutex link_lock;
+	struct mutex link_lock; /* link transitions, bridge, started */
 	struct pci_host_bridge *bridge;
 	struct resource mem_res;
 	struct resource busn_res;
@@ -298,7 +298,7 @@ struct pci_epc_loop {
 	struct irq_domain *intx_domain;
 	struct irq_domain *msi_base;
 	struct irq_domain *msi_domain;
-	struct mutex msi_lock;
+	struct mutex msi_lock; /* msi_used */
 	DECLARE_BITMAP(msi_used, LOOP_NR_MSI);
 
 	struct dma_device dma;
@@ -307,7 +307,7 @@ struct pci_epc_loop {
 	struct loop_dma_chan chans[2 * LOOP_MAX_DMA_CHANS];
 	bool dma_registered;
 
-	spinlock_t model_lock;
+	spinlock_t model_lock; /* link_busy_until */
 	u64 link_busy_until;
 	u32 rate_mbps;
 	u32 setup_ns;
