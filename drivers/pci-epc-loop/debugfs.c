@@ -207,7 +207,7 @@ void loop_debugfs_exit(struct pci_epc_loop *loop)
  */
 void loop_debugfs_root_init(void)
 {
-	loop_dbg_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	loop_dbg_root = debugfs_create_dir("pci-epc-loop", NULL);
 }
 
 /**

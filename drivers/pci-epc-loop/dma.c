@@ -383,7 +383,8 @@ int loop_dma_init(struct pci_epc_loop *loop)
 	if (!loop->nchans)
 		return 0;
 
-	loop->dma_wq = alloc_workqueue("%s-dma", WQ_UNBOUND, 0,
+	/* EPFs may wait for transfers from reclaim-safe workqueues */
+	loop->dma_wq = alloc_workqueue("%s-dma", WQ_UNBOUND | WQ_MEM_RECLAIM, 0,
 				       dev_name(loop->dev));
 	if (!loop->dma_wq)
 		return -ENOMEM;

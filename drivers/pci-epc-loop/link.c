@@ -234,7 +234,7 @@ int loop_link_init(struct pci_epc_loop *loop)
 	INIT_WORK(&loop->link_up_work, loop_link_up_work);
 	INIT_WORK(&loop->linkdown_notify_work, loop_linkdown_notify_work);
 	INIT_WORK(&loop->bme_work, loop_bme_work);
-	loop->link_wq = alloc_ordered_workqueue("%s-link", 0,
+	loop->link_wq = alloc_ordered_workqueue("%s-link", WQ_MEM_RECLAIM,
 						dev_name(loop->dev));
 	return loop->link_wq ? 0 : -ENOMEM;
 }
