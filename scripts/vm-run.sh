@@ -32,7 +32,7 @@ done
 kdir=$("$top/scripts/kernel.sh" 6.12 | tail -n1)
 work=$top/build/vm
 mkdir -p "$work" "$(dirname "$log")"
-machine=(-M virt,gic-version=3,its=on -cpu cortex-a57 -smp 2 -m 2048 -accel tcg,thread=multi)
+machine=(-M virt,gic-version=3,its=on -cpu cortex-a57 -smp 2 -m 2048 -accel tcg,thread=multi -nic none)
 
 # DTB: QEMU's own, with the project's overlay applied.
 qemu-system-aarch64 "${machine[@]}" -machine dumpdtb="$work/virt.dtb" -display none >/dev/null

@@ -15,13 +15,16 @@ MODULE_PARM_DESC(kind, "splat to plant: warn (WARN_ON) or kasan (heap out-of-bou
 
 static noinline u8 splat_read_past_end(void)
 {
-	volatile u8 *buf = kmalloc(16, GFP_KERNEL);
+	size_t past_end = 16;
+	u8 *buf = kmalloc(16, GFP_KERNEL);
 	u8 v;
 
 	if (!buf)
 		return 0;
-	v = buf[16];
-	kfree((void *)buf);
+	/* Hide the index so the compiler neither warns nor drops the bad read. */
+	OPTIMIZER_HIDE_VAR(past_end);
+	v = READ_ONCE(buf[past_end]);
+	kfree(buf);
 	return v;
 }
 
