@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note */
+/*
+ * framelink: camera frames between two SoCs over PCIe, moved by the endpoint's DMA engine.
+ *
+ * This header is the whole contract between framelink-host.ko (root complex),
+ * framelink-epf.ko (endpoint), their user-space tools and tests:
+ *
+ *  1. the BAR0 layout the endpoint exposes (section "BAR0"),
+ *  2. the host-memory completion ring the endpoint writes (section "Host memory"),
+ *  3. the character-device ioctls, identical on /dev/framelink<N> (host) and
+ *     /dev/framelink-ep<N> (endpoint) (section "ioctls").
+ *
+ * Wire rules (shared memory): every field is little-endian and fixed-width, every structure
+ * has explicit padding and a stated size, indices are free-running __le32 counters taken
+ * modulo a power-of-two ring size, and every shared index has exactly one writer. Neither
+ * side trusts the other: whatever is read from shared memory is bounds-checked before use.
+ *
+ * BAR0 (1 MiB, the only BAR mainline Tegra234 endpoint mode offers):
+ *
+ *   0x00000 +---------------------------+ struct fl_bar_header   EP writes once at init;
+ *           | magic, ABI, features,     |                        host reads at probe
+ *           | offsets and sizes         |
+ *   0x00100 +---------------------------+ struct fl_bar_ctrl     host writes at setup/reset
+ *           | enable, cq address, irq   |
+ *   0x00200 +---------------------------+ struct fl_bar_status   EP writes; host reads at
+ *           | state, error, generation  |                        setup only (non-posted)
+ *   0x00300 +---------------------------+ struct fl_bar_doorbell host writes on the hot path
+ *           | tx_prod rx_prod cq_cons   |                        (posted writes only)
+ *           | cq_event                  |
+ *   0x01000 +---------------------------+ struct fl_tx_desc[tx_entries]  host writes:
+ *           | frames host -> endpoint   |                        frames for the endpoint
+ *   rx_off  +---------------------------+ struct fl_rx_desc[rx_entries]  host writes:
+ *           | empty host buffers        |                        buffers the EP may fill
+ *           +---------------------------+
+ *           | unused (<= 1 MiB)         |
+ *           +---------------------------+
+ *
+ * Host memory (allocated by the host, bus address in fl_bar_ctrl.cq_addr):
+ *
+ *   +0      struct fl_host_status    EP writes cq_prod after the entries it publishes
+ *   +64     struct fl_cqe[cq_entries] EP writes completions (TX done, RX frame)
+ *
+ * Frame flow, host -> endpoint: the host writes an fl_tx_desc (bus address and length of a
+ * host buffer) and bumps tx_prod; the endpoint DMA-reads the frame into one of its slots,
+ * completes the descriptor with an FL_CQE_TX_DONE entry and hands the slot to its app.
+ * Endpoint -> host: the host posts empty buffers as fl_rx_desc and bumps rx_prod; when the
+ * endpoint app submits a slot, the endpoint DMA-writes it into the next posted buffer and
+ * publishes an FL_CQE_RX entry. Completions of one ring are published in ring order.
+ */
+#ifndef _UAPI_LINUX_FRAMELINK_H
+#define _UAPI_LINUX_FRAMELINK_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define FL_MAGIC		0x4b4e4c46	/* "FLNK" */
+#define FL_ABI_MAJOR		1
+#define FL_ABI_MINOR		0
+#define FL_ABI_VERSION		((FL_ABI_MAJOR << 16) | FL_ABI_MINOR)
+
+#define FL_BAR_SIZE		0x100000	/* 1 MiB */
+#define FL_BAR_HEADER_OFFSET	0x0
+#define FL_BAR_CTRL_OFFSET	0x100
+#define FL_BAR_STATUS_OFFSET	0x200
+#define FL_BAR_DOORBELL_OFFSET	0x300
+#define FL_BAR_RINGS_OFFSET	0x1000
+#define FL_RING_MAX_ENTRIES	1024	/* per ring; power of two */
+
+/* Feature bits, offered in fl_bar_header.features, accepted in fl_bar_ctrl.features. */
+#define FL_F_CQ_EVENT		(1ULL << 0)	/* interrupt moderation by cq_event */
+#define FL_F_DMA		(1ULL << 1)	/* the endpoint moves frames with its DMA engine */
+#define FL_F_TIMESTAMPS		(1ULL << 2)	/* completions carry endpoint timestamps */
+#define FL_F_ALL		(FL_F_CQ_EVENT | FL_F_DMA | FL_F_TIMESTAMPS)
+
+/**
+ * struct fl_bar_header - what the endpoint offers (BAR0 + 0x0, 256 bytes)
+ * @magic: %FL_MAGIC.
+ * @abi_version: %FL_ABI_VERSION; the host refuses another major.
+ * @features: FL_F_* the endpoint supports.
+ * @bar_size: size of BAR0 in bytes.
+ * @tx_ring_offset: BAR0 offset of the fl_tx_desc ring.
+ * @tx_entries: entries in that ring, a power of two <= %FL_RING_MAX_ENTRIES.
+ * @rx_ring_offset: BAR0 offset of the fl_rx_desc ring.
+ * @rx_entries: entries in that ring, a power of two <= %FL_RING_MAX_ENTRIES.
+ * @max_frame: largest frame in bytes the endpoint accepts (its slot size).
+ * @ep_slots: number of endpoint frame slots.
+ * @reserved: zero.
+ */
+struct fl_bar_header {
+	__le32 magic;
+	__le32 abi_version;
+	__le64 features;
+	__le32 bar_size;
+	__le32 tx_ring_offset;
+	__le32 tx_entries;
+	__le32 rx_ring_offset;
+	__le32 rx_entries;
+	__le32 max_frame;
+	__le32 ep_slots;
+	__le32 reserved[53];
+};
+
+#define FL_CTRL_ENABLE		(1U << 0)	/* rings are set up; start */
+
+#define FL_IRQ_NONE		0	/* host polls */
+#define FL_IRQ_INTX		1
+#define FL_IRQ_MSI		2
+#define FL_IRQ_MSIX		3
+
+/**
+ * struct fl_bar_ctrl - host setup (BAR0 + 0x100, 256 bytes, host writes)
+ * @ctrl: FL_CTRL_*; the host writes every other field first, then sets %FL_CTRL_ENABLE.
+ *	Clearing it resets the queues: the endpoint stops, fails what is in flight with
+ *	%FL_ST_RESET and returns to %FL_STATE_RESET.
+ * @cq_entries: completion ring entries, a power of two, at least tx_entries + rx_entries
+ *	so the ring never overflows.
+ * @cq_addr: bus address of the host ring area (struct fl_host_status, then the fl_cqe ring
+ *	at +%FL_HOST_CQ_OFFSET), 64-byte aligned.
+ * @features: FL_F_* the host accepted, a subset of the offer.
+ * @irq_type: FL_IRQ_* the host enabled.
+ * @irq_vectors: vectors enabled (the endpoint raises vector 1 for completions).
+ * @reserved: zero.
+ */
+struct fl_bar_ctrl {
+	__le32 ctrl;
+	__le32 cq_entries;
+	__le64 cq_addr;
+	__le64 features;
+	__le32 irq_type;
+	__le32 irq_vectors;
+	__le32 reserved[56];
+};
+
+#define FL_STATE_RESET		0	/* idle; the host may (re)configure */
+#define FL_STATE_READY		1	/* enabled and running */
+#define FL_STATE_ERROR		2	/* stopped on a protocol error; see @error */
+
+/* Why the endpoint stopped (fl_bar_status.error). */
+#define FL_ERR_NONE		0
+#define FL_ERR_BAD_CTRL		1	/* fl_bar_ctrl out of range at enable */
+#define FL_ERR_BAD_INDEX	2	/* a producer index jumped past the ring */
+#define FL_ERR_BAD_DESC		3	/* a descriptor out of range */
+#define FL_ERR_LINK		4	/* the link went down */
+
+/**
+ * struct fl_bar_status - endpoint state (BAR0 + 0x200, 256 bytes, endpoint writes)
+ * @state: FL_STATE_*.
+ * @error: FL_ERR_* when @state is %FL_STATE_ERROR.
+ * @generation: incremented at every enable, so the host can tell a restart.
+ * @reserved: zero.
+ */
+struct fl_bar_status {
+	__le32 state;
+	__le32 error;
+	__le32 generation;
+	__le32 reserved[61];
+};
+
+/**
+ * struct fl_bar_doorbell - hot-path indices (BAR0 + 0x300, 256 bytes, host writes)
+ * @tx_prod: free-running count of fl_tx_desc entries the host has written.
+ * @rx_prod: free-running count of fl_rx_desc entries the host has written.
+ * @cq_cons: free-running count of completions the host has consumed.
+ * @cq_event: with %FL_F_CQ_EVENT, the endpoint interrupts only when publishing moves
+ *	cq_prod past this index (the host re-arms it to cq_cons when it goes idle).
+ * @reserved: zero.
+ */
+struct fl_bar_doorbell {
+	__le32 tx_prod;
+	__le32 rx_prod;
+	__le32 cq_cons;
+	__le32 cq_event;
+	__le32 reserved[60];
+};
+
+/* Frame flags, carried from sender to receiver. */
+#define FL_FRAME_EOF		(1U << 0)	/* last buffer of a frame */
+#define FL_FRAME_ERROR		(1U << 1)	/* the sender marks the content bad */
+#define FL_FRAME_FLAGS		(FL_FRAME_EOF | FL_FRAME_ERROR)
+
+/**
+ * struct fl_tx_desc - a frame from the host (32 bytes, host writes)
+ * @addr: bus address of the frame in host memory.
+ * @bytes: frame length, 1..max_frame.
+ * @flags: FL_FRAME_*.
+ * @cookie: the sender's cookie, echoed to both ends.
+ * @id: host buffer index, echoed in the completion.
+ * @seq: sequence number of the frame on this ring.
+ */
+struct fl_tx_desc {
+	__le64 addr;
+	__le32 bytes;
+	__le32 flags;
+	__le64 cookie;
+	__le32 id;
+	__le32 seq;
+};
+
+/**
+ * struct fl_rx_desc - an empty host buffer for the endpoint to fill (16 bytes, host writes)
+ * @addr: bus address of the buffer in host memory.
+ * @size: buffer size in bytes.
+ * @id: host buffer index, echoed in the completion.
+ */
+struct fl_rx_desc {
+	__le64 addr;
+	__le32 size;
+	__le32 id;
+};
+
+#define FL_HOST_CQ_OFFSET	64
+
+/**
+ * struct fl_host_status - endpoint-written indices in host memory (64 bytes)
+ * @cq_prod: free-running count of completions published; written after the entries.
+ * @reserved: zero.
+ */
+struct fl_host_status {
+	__le32 cq_prod;
+	__le32 reserved[15];
+};
+
+#define FL_CQE_TX_DONE		1	/* a fl_tx_desc was consumed */
+#define FL_CQE_RX		2	/* a fl_rx_desc was filled with a frame */
+
+/* Completion status on the wire (fl_cqe.status). */
+#define FL_ST_OK		0
+#define FL_ST_TOO_BIG		1	/* frame larger than the receiving buffer */
+#define FL_ST_DMA		2	/* the DMA engine reported an error */
+#define FL_ST_BAD_DESC		3	/* the descriptor failed validation */
+#define FL_ST_RESET		4	/* the queue was reset before the frame moved */
+
+/**
+ * struct fl_cqe - a completion in host memory (64 bytes, endpoint writes)
+ * @id: host buffer index from the descriptor.
+ * @bytes: bytes moved (the frame length for %FL_CQE_RX).
+ * @kind: FL_CQE_*.
+ * @status: FL_ST_*.
+ * @flags: FL_FRAME_* of the frame.
+ * @seq: sequence number of the frame on its ring.
+ * @reserved0: zero.
+ * @cookie: the sender's cookie.
+ * @ts_dma_start: endpoint CLOCK_MONOTONIC ns when the DMA was issued.
+ * @ts_dma_done: endpoint CLOCK_MONOTONIC ns when the DMA completed.
+ * @reserved1: zero.
+ */
+struct fl_cqe {
+	__le32 id;
+	__le32 bytes;
+	__le16 kind;
+	__le16 status;
+	__le32 flags;
+	__le32 seq;
+	__le32 reserved0;
+	__le64 cookie;
+	__le64 ts_dma_start;
+	__le64 ts_dma_done;
+	__le64 reserved1[2];
+};
+
+/*
+ * ioctls: the same on both ends. Buffers (host frame buffers, endpoint frame slots) are
+ * mmap()ed from the device at fl_info.mmap_offset, buffer i at i * buf_size.
+ */
+
+#define FL_ROLE_HOST		1
+#define FL_ROLE_ENDPOINT	2
+
+#define FL_NOTIFY_POLL		0	/* the peer is polled */
+#define FL_NOTIFY_INTX		1
+#define FL_NOTIFY_MSI		2
+#define FL_NOTIFY_MSIX		3
+#define FL_NOTIFY_DOORBELL	4
+
+/**
+ * struct fl_info - FL_IOC_INFO (128 bytes, out)
+ * @abi_version: %FL_ABI_VERSION of the driver.
+ * @role: FL_ROLE_*.
+ * @features: FL_F_* in use.
+ * @nbufs: buffers this end owns (mmap()able).
+ * @buf_size: size of each buffer in bytes (also the largest frame).
+ * @mmap_offset: mmap() offset of buffer 0.
+ * @tx_depth: frames that can be in flight towards the peer.
+ * @rx_depth: buffers that can be posted for receiving.
+ * @dma_rd_channels: endpoint DMA channels reading from the host (0 on the host).
+ * @dma_wr_channels: endpoint DMA channels writing to the host (0 on the host).
+ * @crossover: frames below this size are copied by the endpoint CPU instead of DMA.
+ * @notify: FL_NOTIFY_* this end gets from its peer.
+ * @link_speed: link speed in GT/s times 10 (host; 0 if unknown).
+ * @link_width: negotiated lanes (host; 0 if unknown).
+ * @mps: negotiated Max_Payload_Size in bytes (host).
+ * @mps_supported: largest payload size the host's device supports (host).
+ * @mrrs: Max_Read_Request_Size in bytes (host).
+ * @reserved: zero.
+ */
+struct fl_info {
+	__u32 abi_version;
+	__u32 role;
+	__u64 features;
+	__u32 nbufs;
+	__u32 buf_size;
+	__u64 mmap_offset;
+	__u32 tx_depth;
+	__u32 rx_depth;
+	__u32 dma_rd_channels;
+	__u32 dma_wr_channels;
+	__u32 crossover;
+	__u32 notify;
+	__u16 link_speed;
+	__u16 link_width;
+	__u16 mps;
+	__u16 mps_supported;
+	__u16 mrrs;
+	__u16 reserved16;
+	__u32 reserved[15];
+};
+
+/**
+ * struct fl_frame - one frame to send (FL_IOC_SUBMIT entry, 24 bytes)
+ * @buf: index of an owned buffer holding the frame.
+ * @bytes: frame length, 1..buf_size.
+ * @flags: FL_FRAME_*.
+ * @reserved: zero.
+ * @cookie: any value; returned in both ends' completions.
+ */
+struct fl_frame {
+	__u32 buf;
+	__u32 bytes;
+	__u32 flags;
+	__u32 reserved;
+	__u64 cookie;
+};
+
+/**
+ * struct fl_batch - FL_IOC_SUBMIT and FL_IOC_POST (24 bytes)
+ * @ptr: user pointer to struct fl_frame[@count] (SUBMIT) or __u32 buffer indices (POST).
+ * @count: entries at @ptr, 1..%FL_RING_MAX_ENTRIES.
+ * @done: out: entries accepted, in order; on an error, the index of the bad entry.
+ * @flags: zero.
+ * @reserved: zero.
+ */
+struct fl_batch {
+	__u64 ptr;
+	__u32 count;
+	__u32 done;
+	__u32 flags;
+	__u32 reserved;
+};
+
+#define FL_Q_TX			1	/* a frame this end sent completed */
+#define FL_Q_RX			2	/* a frame arrived */
+
+/**
+ * struct fl_completion - one FL_IOC_REAP result (64 bytes)
+ * @buf: buffer index; for %FL_Q_TX the buffer is free again, for %FL_Q_RX it holds the frame.
+ * @bytes: frame length.
+ * @queue: FL_Q_*.
+ * @status: 0, or a negative errno: -EMSGSIZE (frame larger than the receiving buffer), -EIO
+ *	(DMA error), -EPROTO (the peer broke the protocol), -ECANCELED (queue reset / link down).
+ * @flags: FL_FRAME_* from the sender.
+ * @seq: sequence number of the frame in its direction.
+ * @cookie: the sender's cookie.
+ * @ts_submit: this end's CLOCK_MONOTONIC ns at SUBMIT or POST.
+ * @ts_dma_start: endpoint CLOCK_MONOTONIC ns when the DMA was issued.
+ * @ts_dma_done: endpoint CLOCK_MONOTONIC ns when the DMA completed.
+ * @ts_delivered: this end's CLOCK_MONOTONIC ns when the completion reached the driver.
+ */
+struct fl_completion {
+	__u32 buf;
+	__u32 bytes;
+	__u32 queue;
+	__s32 status;
+	__u32 flags;
+	__u32 seq;
+	__u64 cookie;
+	__u64 ts_submit;
+	__u64 ts_dma_start;
+	__u64 ts_dma_done;
+	__u64 ts_delivered;
+};
+
+/**
+ * struct fl_reap - FL_IOC_REAP (32 bytes)
+ * @ptr: user pointer to struct fl_completion[@max].
+ * @max: room at @ptr, 1..%FL_RING_MAX_ENTRIES.
+ * @count: out: completions written.
+ * @timeout_ms: wait up to this long for the first completion; 0 does not wait, at most
+ *	%FL_REAP_MAX_TIMEOUT_MS.
+ * @flags: zero.
+ * @reserved: zero.
+ */
+struct fl_reap {
+	__u64 ptr;
+	__u32 max;
+	__u32 count;
+	__s32 timeout_ms;
+	__u32 flags;
+	__u64 reserved;
+};
+
+#define FL_REAP_MAX_TIMEOUT_MS	60000
+
+/**
+ * struct fl_stats - FL_IOC_STATS (256 bytes, out; counters since the device appeared)
+ * @tx_frames: frames sent.
+ * @tx_bytes: bytes sent.
+ * @rx_frames: frames received.
+ * @rx_bytes: bytes received.
+ * @errors: completions with a non-zero status.
+ * @protocol_errors: violations of this ABI seen from the peer.
+ * @interrupts: interrupts taken (host) or raised (endpoint).
+ * @dma_transfers: frames moved by DMA (endpoint).
+ * @cpu_transfers: frames moved by CPU copy (endpoint).
+ * @polls: polling passes over BAR0 (endpoint).
+ * @poll_interval_us: current polling interval (endpoint).
+ * @reaction_ns_max: longest time from a doorbell write being seen to the DMA issue (endpoint).
+ * @reserved: zero.
+ */
+struct fl_stats {
+	__u64 tx_frames;
+	__u64 tx_bytes;
+	__u64 rx_frames;
+	__u64 rx_bytes;
+	__u64 errors;
+	__u64 protocol_errors;
+	__u64 interrupts;
+	__u64 dma_transfers;
+	__u64 cpu_transfers;
+	__u64 polls;
+	__u64 poll_interval_us;
+	__u64 reaction_ns_max;
+	__u64 reserved[20];
+};
+
+#define FL_IOC_MAGIC		0xB9
+#define FL_IOC_INFO		_IOR(FL_IOC_MAGIC, 0x00, struct fl_info)
+#define FL_IOC_SUBMIT		_IOWR(FL_IOC_MAGIC, 0x01, struct fl_batch)
+#define FL_IOC_POST		_IOWR(FL_IOC_MAGIC, 0x02, struct fl_batch)
+#define FL_IOC_REAP		_IOWR(FL_IOC_MAGIC, 0x03, struct fl_reap)
+#define FL_IOC_STATS		_IOR(FL_IOC_MAGIC, 0x04, struct fl_stats)
+
+/* Every size and offset above is ABI: checked wherever this header is compiled. */
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#define FL_ABI_ASSERT(e)	static_assert(e)
+#else
+#include <stddef.h>
+#define FL_ABI_ASSERT(e)	_Static_assert(e, #e)
+#endif
+
+FL_ABI_ASSERT(sizeof(struct fl_bar_header) == 256);
+FL_ABI_ASSERT(sizeof(struct fl_bar_ctrl) == 256);
+FL_ABI_ASSERT(sizeof(struct fl_bar_status) == 256);
+FL_ABI_ASSERT(sizeof(struct fl_bar_doorbell) == 256);
+FL_ABI_ASSERT(FL_BAR_CTRL_OFFSET == FL_BAR_HEADER_OFFSET + sizeof(struct fl_bar_header));
+FL_ABI_ASSERT(FL_BAR_STATUS_OFFSET == FL_BAR_CTRL_OFFSET + sizeof(struct fl_bar_ctrl));
+FL_ABI_ASSERT(FL_BAR_DOORBELL_OFFSET == FL_BAR_STATUS_OFFSET + sizeof(struct fl_bar_status));
+FL_ABI_ASSERT(FL_BAR_RINGS_OFFSET >= FL_BAR_DOORBELL_OFFSET + sizeof(struct fl_bar_doorbell));
+FL_ABI_ASSERT(offsetof(struct fl_bar_header, features) == 8);
+FL_ABI_ASSERT(offsetof(struct fl_bar_header, ep_slots) == 40);
+FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, cq_addr) == 8);
+FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, features) == 16);
+FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, irq_vectors) == 28);
+FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, cq_event) == 12);
+FL_ABI_ASSERT(sizeof(struct fl_tx_desc) == 32);
+FL_ABI_ASSERT(offsetof(struct fl_tx_desc, cookie) == 16);
+FL_ABI_ASSERT(offsetof(struct fl_tx_desc, seq) == 28);
+FL_ABI_ASSERT(sizeof(struct fl_rx_desc) == 16);
+FL_ABI_ASSERT(sizeof(struct fl_host_status) == FL_HOST_CQ_OFFSET);
+FL_ABI_ASSERT(sizeof(struct fl_cqe) == 64);
+FL_ABI_ASSERT(offsetof(struct fl_cqe, kind) == 8);
+FL_ABI_ASSERT(offsetof(struct fl_cqe, cookie) == 24);
+FL_ABI_ASSERT(offsetof(struct fl_cqe, ts_dma_done) == 40);
+/* Both rings at their largest fit in BAR0. */
+FL_ABI_ASSERT(FL_BAR_RINGS_OFFSET + FL_RING_MAX_ENTRIES *
+	      (sizeof(struct fl_tx_desc) + sizeof(struct fl_rx_desc)) <= FL_BAR_SIZE);
+FL_ABI_ASSERT(sizeof(struct fl_info) == 128);
+FL_ABI_ASSERT(offsetof(struct fl_info, link_speed) == 56);
+FL_ABI_ASSERT(sizeof(struct fl_frame) == 24);
+FL_ABI_ASSERT(sizeof(struct fl_batch) == 24);
+FL_ABI_ASSERT(sizeof(struct fl_completion) == 64);
+FL_ABI_ASSERT(offsetof(struct fl_completion, cookie) == 24);
+FL_ABI_ASSERT(sizeof(struct fl_reap) == 32);
+FL_ABI_ASSERT(sizeof(struct fl_stats) == 256);
+
+#endif /* _UAPI_LINUX_FRAMELINK_H */
