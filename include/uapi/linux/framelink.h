@@ -445,18 +445,19 @@ struct fl_stats {
 #include <linux/stddef.h>
 #define FL_ABI_ASSERT(e)	static_assert(e)
 #else
+#include <assert.h>
 #include <stddef.h>
-#define FL_ABI_ASSERT(e)	_Static_assert(e, #e)
+#define FL_ABI_ASSERT(e)	static_assert(e, #e)
 #endif
 
 FL_ABI_ASSERT(sizeof(struct fl_bar_header) == 256);
 FL_ABI_ASSERT(sizeof(struct fl_bar_ctrl) == 256);
 FL_ABI_ASSERT(sizeof(struct fl_bar_status) == 256);
 FL_ABI_ASSERT(sizeof(struct fl_bar_doorbell) == 256);
-FL_ABI_ASSERT(FL_BAR_CTRL_OFFSET == FL_BAR_HEADER_OFFSET + sizeof(struct fl_bar_header));
-FL_ABI_ASSERT(FL_BAR_STATUS_OFFSET == FL_BAR_CTRL_OFFSET + sizeof(struct fl_bar_ctrl));
-FL_ABI_ASSERT(FL_BAR_DOORBELL_OFFSET == FL_BAR_STATUS_OFFSET + sizeof(struct fl_bar_status));
-FL_ABI_ASSERT(FL_BAR_RINGS_OFFSET >= FL_BAR_DOORBELL_OFFSET + sizeof(struct fl_bar_doorbell));
+FL_ABI_ASSERT(sizeof(struct fl_bar_header) + FL_BAR_HEADER_OFFSET == FL_BAR_CTRL_OFFSET);
+FL_ABI_ASSERT(sizeof(struct fl_bar_ctrl) + FL_BAR_CTRL_OFFSET == FL_BAR_STATUS_OFFSET);
+FL_ABI_ASSERT(sizeof(struct fl_bar_status) + FL_BAR_STATUS_OFFSET == FL_BAR_DOORBELL_OFFSET);
+FL_ABI_ASSERT(sizeof(struct fl_bar_doorbell) + FL_BAR_DOORBELL_OFFSET <= FL_BAR_RINGS_OFFSET);
 FL_ABI_ASSERT(offsetof(struct fl_bar_header, features) == 8);
 FL_ABI_ASSERT(offsetof(struct fl_bar_header, ep_slots) == 40);
 FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, cq_addr) == 8);
