@@ -225,7 +225,7 @@ static int loop_probe(struct platform_device *pdev)
 	if (ret)
 		goto err_link;
 
-	loop->epc = devm_pci_epc_create(dev, &loop_epc_ops);
+	loop->epc = pci_epc_create(dev, &loop_epc_ops);
 	if (IS_ERR(loop->epc)) {
 		ret = dev_err_probe(dev, PTR_ERR(loop->epc),
 				    "cannot create EPC\n");
@@ -251,7 +251,7 @@ static int loop_probe(struct platform_device *pdev)
 	return 0;
 
 err_epc:
-	devm_pci_epc_destroy(dev, loop->epc);
+	pci_epc_destroy(loop->epc);
 err_dma:
 	loop_dma_exit(loop);
 err_link:
@@ -273,7 +273,7 @@ static void loop_remove(struct platform_device *pdev)
 	loop_debugfs_exit(loop);
 	loop_win_drop_all(loop);
 	pci_epc_mem_exit(loop->epc);
-	devm_pci_epc_destroy(loop->dev, loop->epc);
+	pci_epc_destroy(loop->epc);
 
 	loop_dma_exit(loop);
 	loop_irq_exit(loop);

@@ -82,11 +82,12 @@ static const struct irq_domain_ops loop_msi_base_ops = {
 	.free	= loop_msi_base_free,
 };
 
-static struct irq_chip loop_msi_chip = {
+/* PCI/MSI domain on top of the base domain (kernels without MSI parents) */
+static struct irq_chip loop_msi_chip __maybe_unused = {
 	.name	= "pci-epc-loop-MSI",
 };
 
-static struct msi_domain_info loop_msi_info = {
+static struct msi_domain_info loop_msi_info __maybe_unused = {
 	.flags	= MSI_FLAG_USE_DEF_DOM_OPS | MSI_FLAG_USE_DEF_CHIP_OPS |
 		  MSI_FLAG_NO_AFFINITY | MSI_FLAG_MULTI_PCI_MSI |
 		  MSI_FLAG_PCI_MSIX,
@@ -516,20 +517,15 @@ int loop_irq_init(struct pci_epc_loop *loop)
 	if (!loop->intx_domain)
 		goto err_fwnode;
 
-	loop->msi_base = irq_domain_create_linear(fn_base, LOOP_NR_MSI,
-						  &loop_msi_base_ops, loop);
-	if (!loop->msi_base)
+	if (loop_compat_msi_domains(fn_base, fn_msi, &loop_msi_base_ops, loop,
+				    LOOP_NR_MSI, &loop_msi_info,
+				    &loop->msi_base, &loop->msi_domain))
 		goto err_intx;
-
-	loop->msi_domain = pci_msi_create_irq_domain(fn_msi, &loop_msi_info,
-						     loop->msi_base);
-	if (!loop->msi_domain)
-		goto err_base;
+	/* The MSI parent model has no separate PCI/MSI domain */
+	if (loop->msi_domain == loop->msi_base)
+		irq_domain_free_fwnode(fn_msi);
 	return 0;
 
-err_base:
-	irq_domain_remove(loop->msi_base);
-	loop->msi_base = NULL;
 err_intx:
 	irq_domain_remove(loop->intx_domain);
 	loop->intx_domain = NULL;
@@ -574,7 +570,8 @@ void loop_irq_exit(struct pci_epc_loop *loop)
 				irq_dispose_mapping(virq);
 		}
 	}
-	loop_domain_remove(loop->msi_domain);
+	if (loop->msi_domain != loop->msi_base)
+		loop_domain_remove(loop->msi_domain);
 	loop_domain_remove(loop->msi_base);
 	loop_domain_remove(loop->intx_domain);
 	loop->msi_domain = NULL;
