@@ -261,6 +261,13 @@ struct fl_cqe {
 /*
  * ioctls: the same on both ends. Buffers (host frame buffers, endpoint frame slots) are
  * mmap()ed from the device at fl_info.mmap_offset, buffer i at i * buf_size.
+ *
+ * A buffer has one owner at a time: the app, the receive queue (after POST) or the send
+ * queue (after SUBMIT, until its FL_Q_TX completion). SUBMIT or POST of a buffer the app
+ * does not own fails with -EBUSY. A received buffer (FL_Q_RX) belongs to the app, which may
+ * SUBMIT it as it is (zero copy). The last close of the device withdraws posted buffers and
+ * cancels frames in flight (bounded wait); the next open starts with every buffer the app's.
+ * REAP returns 0 with count 0 when nothing completed within timeout_ms.
  */
 
 #define FL_ROLE_HOST		1
