@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Cross-build the programs the VM runs into build/arm64/bin (static, aarch64):
-# the kernel's own pcitest from the 6.12 test kernel's source.
+# Cross-build the programs the VM runs into build/arm64/bin (static, aarch64): the kernel's own
+# pcitest from the 6.12 test kernel's source, the framelink kselftest and tools.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kdir=${1:?usage: build-userspace.sh KDIR}
@@ -11,4 +11,9 @@ mkdir -p "$out/bin" "$out/include/linux"
 # pcitest.c must see the pcitest.h of its own kernel, not the cross sysroot's older copy.
 cp "$kdir/include/uapi/linux/pcitest.h" "$out/include/linux/"
 $cc -static -O2 -Wall -I"$out/include" -o "$out/bin/pcitest" "$kdir/tools/pci/pcitest.c"
+make -s -C "$top/tools/testing/selftests/framelink" KSFT_DIR="$kdir/tools/testing/selftests" \
+	CC=$cc LDFLAGS=-static O="$out/bin"
+if [ -f "$top/tools/framelink/Makefile" ]; then
+	make -s -C "$top/tools/framelink" CC=$cc LDFLAGS=-static O="$out/bin"
+fi
 echo "userspace: built $(cd "$out/bin" && echo *)"

@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# KUnit suites of the project's modules: each loaded module runs its suites on load; every
+# test case becomes one TAP result here.
+. /tests/lib.sh
+
+kunit=/sys/kernel/debug/kunit
+for m in framelink_kunit; do
+	if ! t_insmod $m; then
+		t_fail "kunit: load $m"
+		continue
+	fi
+	for r in $kunit/*/results; do
+		suite=$(basename "$(dirname "$r")")
+		# Test cases are the indented result lines of the suite's KTAP.
+		sed -n 's/^ \{1,\}\(not ok\|ok\) [0-9]* \([^ #]*\)\(.*\)$/\1 - kunit.'"$suite"'.\2\3/p' "$r"
+		grep -q '^ \{1,\}ok ' "$r" || t_fail "kunit: $suite ran no case"
+	done
+	t_check "kunit: unload $m" rmmod $m
+done

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftest of the framelink driver pair, run where both ends are visible to one kernel
+ * (the pci-epc-loop test machine): the test drives the host device (/dev/framelink0) and the
+ * endpoint device (/dev/framelink-ep0) itself. A frame goes host -> endpoint, is checked by
+ * CRC in the endpoint slot, goes back endpoint -> host and is compared byte for byte.
+ *
+ * Devices can be overridden with FL_HOST_DEV / FL_EP_DEV. Without them the tests SKIP.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/framelink.h>
+
+#include "kselftest_harness.h"
+
+#define FL_TIMEOUT_MS	5000
+
+struct fl_end {
+	int fd;
+	struct fl_info info;
+	uint8_t *map;
+	size_t map_len;
+};
+
+static int fl_open(struct fl_end *e, const char *env, const char *def)
+{
+	const char *path = getenv(env) ? getenv(env) : def;
+
+	e->fd = open(path, O_RDWR);
+	if (e->fd < 0)
+		return -errno;
+	if (ioctl(e->fd, FL_IOC_INFO, &e->info))
+		return -errno;
+	e->map_len = (size_t)e->info.nbufs * e->info.buf_size;
+	e->map = mmap(NULL, e->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd,
+		      e->info.mmap_offset);
+	if (e->map == MAP_FAILED) {
+		e->map = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+static void fl_close(struct fl_end *e)
+{
+	if (e->map)
+		munmap(e->map, e->map_len);
+	if (e->fd >= 0)
+		close(e->fd);
+	e->fd = -1;
+	e->map = NULL;
+}
+
+static uint8_t *fl_buf(struct fl_end *e, uint32_t i)
+{
+	return e->map + (size_t)i * e->info.buf_size;
+}
+
+static int fl_post(struct fl_end *e, const uint32_t *bufs, uint32_t n, uint32_t *done)
+{
+	struct fl_batch b = { .ptr = (uintptr_t)bufs, .count = n };
+	int ret = ioctl(e->fd, FL_IOC_POST, &b) ? -errno : 0;
+
+	if (done)
+		*done = b.done;
+	return ret;
+}
+
+static int fl_submit(struct fl_end *e, const struct fl_frame *f, uint32_t n, uint32_t *done)
+{
+	struct fl_batch b = { .ptr = (uintptr_t)f, .count = n };
+	int ret = ioctl(e->fd, FL_IOC_SUBMIT, &b) ? -errno : 0;
+
+	if (done)
+		*done = b.done;
+	return ret;
+}
+
+/* Reap until a completion of @queue arrives (others are kept in @other, if given). */
+static int fl_reap_one(struct fl_end *e, uint32_t queue, struct fl_completion *out,
+		       struct fl_completion *other, int *nother)
+{
+	struct fl_completion c[16];
+	struct fl_reap r;
+	int found = 0, i, tries;
+
+	for (tries = 0; tries < 50 && !found; tries++) {
+		r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 1, .timeout_ms = 200 };
+		if (ioctl(e->fd, FL_IOC_REAP, &r))
+			return -errno;
+		for (i = 0; i < (int)r.count; i++) {
+			if (c[i].queue == queue && !found) {
+				*out = c[i];
+				found = 1;
+			} else if (other && nother) {
+				other[(*nother)++] = c[i];
+			}
+		}
+	}
+	return found ? 0 : -ETIMEDOUT;
+}
+
+static uint32_t crc32_le(const uint8_t *p, size_t n)
+{
+	uint32_t crc = ~0U;
+	int k;
+
+	while (n--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320U & -(crc & 1));
+	}
+	return ~crc;
+}
+
+static void fill_random(uint8_t *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		seed = seed * 1103515245U + 12345U;
+		p[i] = seed >> 16;
+	}
+}
+
+FIXTURE(fl) {
+	struct fl_end host;
+	struct fl_end ep;
+	uint32_t tx_bufs;	/* host buffers 0..tx_bufs-1 send; the rest receive */
+};
+
+FIXTURE_VARIANT(fl) {
+	const char *path;	/* "dma" or "cpu": sizes on that side of the crossover */
+};
+
+FIXTURE_VARIANT_ADD(fl, dma) { .path = "dma" };
+FIXTURE_VARIANT_ADD(fl, cpu) { .path = "cpu" };
+
+FIXTURE_SETUP(fl)
+{
+	uint32_t slots[FL_RING_MAX_ENTRIES], rx[FL_RING_MAX_ENTRIES], i, n;
+	int ret;
+
+	self->host.fd = -1;
+	self->ep.fd = -1;
+	ret = fl_open(&self->host, "FL_HOST_DEV", "/dev/framelink0");
+	if (ret == -ENOENT)
+		SKIP(return, "no framelink host device");
+	ASSERT_EQ(0, ret);
+	ret = fl_open(&self->ep, "FL_EP_DEV", "/dev/framelink-ep0");
+	if (ret == -ENOENT)
+		SKIP(return, "no framelink endpoint device on this machine");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(FL_ROLE_HOST, self->host.info.role);
+	ASSERT_EQ(FL_ROLE_ENDPOINT, self->ep.info.role);
+	ASSERT_GE(self->host.info.nbufs, 2);
+
+	if (!strcmp(variant->path, "dma") && !self->ep.info.dma_rd_channels)
+		SKIP(return, "endpoint has no DMA channels");
+
+	/* Endpoint: every slot posted for receiving. Host: the upper half receives. */
+	n = self->ep.info.nbufs;
+	for (i = 0; i < n; i++)
+		slots[i] = i;
+	ASSERT_EQ(0, fl_post(&self->ep, slots, n, NULL));
+	self->tx_bufs = self->host.info.nbufs / 2;
+	n = self->host.info.nbufs - self->tx_bufs;
+	if (n > self->host.info.rx_depth)
+		n = self->host.info.rx_depth;
+	for (i = 0; i < n; i++)
+		rx[i] = self->tx_bufs + i;
+	ASSERT_EQ(0, fl_post(&self->host, rx, n, NULL));
+}
+
+FIXTURE_TEARDOWN(fl)
+{
+	fl_close(&self->ep);
+	fl_close(&self->host);
+}
+
+/* One frame host -> endpoint -> host; returns through the harness on any mismatch. */
+static void round_trip(struct __test_metadata *_metadata, struct _test_data_fl *self,
+		       uint32_t buf, uint32_t bytes, unsigned int seed)
+{
+	struct fl_frame f = { .buf = buf, .bytes = bytes, .flags = FL_FRAME_EOF,
+			      .cookie = 0xf1a0000000000000ULL | seed };
+	struct fl_completion ep_rx, ep_tx, h_tx, h_rx;
+	uint32_t crc;
+
+	fill_random(fl_buf(&self->host, buf), bytes, seed);
+	crc = crc32_le(fl_buf(&self->host, buf), bytes);
+	ASSERT_EQ(0, fl_submit(&self->host, &f, 1, NULL));
+
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &ep_rx, NULL, NULL));
+	ASSERT_EQ(0, ep_rx.status);
+	ASSERT_EQ(bytes, ep_rx.bytes);
+	ASSERT_EQ(f.cookie, ep_rx.cookie);
+	ASSERT_EQ(crc, crc32_le(fl_buf(&self->ep, ep_rx.buf), bytes));
+
+	/* Back from the slot it arrived in: zero copies on the endpoint. */
+	f = (struct fl_frame){ .buf = ep_rx.buf, .bytes = bytes, .flags = FL_FRAME_EOF,
+			       .cookie = ep_rx.cookie };
+	ASSERT_EQ(0, fl_submit(&self->ep, &f, 1, NULL));
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_TX, &ep_tx, NULL, NULL));
+	ASSERT_EQ(0, ep_tx.status);
+	ASSERT_EQ(ep_rx.buf, ep_tx.buf);
+	ASSERT_EQ(0, fl_post(&self->ep, &ep_tx.buf, 1, NULL));
+
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &h_tx, NULL, NULL));
+	ASSERT_EQ(0, h_tx.status);
+	ASSERT_EQ(buf, h_tx.buf);
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_RX, &h_rx, NULL, NULL));
+	ASSERT_EQ(0, h_rx.status);
+	ASSERT_EQ(bytes, h_rx.bytes);
+	ASSERT_EQ(f.cookie, h_rx.cookie);
+	ASSERT_GE(h_rx.buf, self->tx_bufs);
+	ASSERT_EQ(0, memcmp(fl_buf(&self->host, buf), fl_buf(&self->host, h_rx.buf), bytes));
+	ASSERT_LE(h_rx.ts_submit, h_rx.ts_delivered);
+
+	/* Clear the receive buffer so the next round cannot pass on stale data. */
+	memset(fl_buf(&self->host, h_rx.buf), 0, bytes);
+	ASSERT_EQ(0, fl_post(&self->host, &h_rx.buf, 1, NULL));
+}
+
+static uint32_t max_frame(struct _test_data_fl *self)
+{
+	uint32_t m = self->host.info.buf_size;
+
+	return m < self->ep.info.buf_size ? m : self->ep.info.buf_size;
+}
+
+TEST_F(fl, sizes_both_ways)
+{
+	uint32_t cross = self->ep.info.crossover, mx = max_frame(self);
+	uint32_t sizes[] = { 1, 2, 4095, 4096, 4097, cross - 1, cross, cross + 1, mx };
+	unsigned int i, ran = 0;
+	struct fl_stats before, after;
+	__u64 moved;
+
+	ASSERT_EQ(0, ioctl(self->ep.fd, FL_IOC_STATS, &before));
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		int dma = sizes[i] >= cross;
+
+		if (!sizes[i] || sizes[i] > mx || dma != !strcmp(variant->path, "dma"))
+			continue;
+		TH_LOG("%s: %u bytes", variant->path, sizes[i]);
+		round_trip(_metadata, self, i % self->tx_bufs, sizes[i], 1000 + i);
+		ran++;
+	}
+	ASSERT_EQ(0, ioctl(self->ep.fd, FL_IOC_STATS, &after));
+	if (!ran)
+		SKIP(return, "no size on the %s side of crossover %u", variant->path, cross);
+	/* Each round trip moves two frames on the chosen path. */
+	moved = strcmp(variant->path, "dma") ? after.cpu_transfers - before.cpu_transfers :
+					       after.dma_transfers - before.dma_transfers;
+	ASSERT_EQ(2 * ran, moved);
+}
+
+TEST_F(fl, random_sizes)
+{
+	uint32_t cross = self->ep.info.crossover, mx = max_frame(self), lo, hi;
+	unsigned int i;
+
+	lo = strcmp(variant->path, "dma") ? 1 : cross;
+	hi = strcmp(variant->path, "dma") ? cross - 1 : mx;
+	if (!cross || lo > hi)
+		SKIP(return, "empty %s range", variant->path);
+	srand(42);
+	for (i = 0; i < 8; i++)
+		round_trip(_metadata, self, i % self->tx_bufs,
+			   lo + (uint32_t)rand() % (hi - lo + 1), 2000 + i);
+}
+
+TEST_F(fl, batch_of_frames)
+{
+	struct fl_frame f[8];
+	struct fl_completion c;
+	uint32_t n = self->tx_bufs < 8 ? self->tx_bufs : 8, i, bytes = 4096, got = 0;
+	uint32_t seen[8] = { 0 };
+
+	if (n > self->ep.info.nbufs)
+		n = self->ep.info.nbufs;
+	for (i = 0; i < n; i++) {
+		fill_random(fl_buf(&self->host, i), bytes, 3000 + i);
+		f[i] = (struct fl_frame){ .buf = i, .bytes = bytes, .flags = FL_FRAME_EOF,
+					  .cookie = i };
+	}
+	ASSERT_EQ(0, fl_submit(&self->host, f, n, NULL));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c, NULL, NULL));
+		ASSERT_LT(c.cookie, n);
+		/* Frames arrive in submission order. */
+		ASSERT_EQ(i, c.cookie);
+		ASSERT_EQ(crc32_le(fl_buf(&self->host, c.cookie), bytes),
+			  crc32_le(fl_buf(&self->ep, c.buf), bytes));
+		ASSERT_EQ(0, fl_post(&self->ep, &c.buf, 1, NULL));
+		seen[c.cookie]++;
+	}
+	while (got < n) {
+		ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c, NULL, NULL));
+		ASSERT_EQ(0, c.status);
+		got++;
+	}
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(1, seen[i]);
+}
+
+TEST_F(fl, poll_readiness)
+{
+	struct fl_frame f = { .buf = 0, .bytes = 64, .flags = FL_FRAME_EOF };
+	struct pollfd p = { .fd = self->ep.fd, .events = POLLIN };
+	struct fl_completion c;
+
+	/* Nothing pending: not readable. */
+	ASSERT_EQ(0, poll(&p, 1, 0));
+	ASSERT_EQ(0, fl_submit(&self->host, &f, 1, NULL));
+	ASSERT_EQ(1, poll(&p, 1, FL_TIMEOUT_MS));
+	ASSERT_TRUE(p.revents & POLLIN);
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c, NULL, NULL));
+	ASSERT_EQ(0, fl_post(&self->ep, &c.buf, 1, NULL));
+	p = (struct pollfd){ .fd = self->host.fd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&p, 1, FL_TIMEOUT_MS));
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c, NULL, NULL));
+}
+
+/* Bad input: the documented errno, nothing queued, and the device still works after. */
+TEST_F(fl, bad_input)
+{
+	struct fl_end *h = &self->host;
+	uint32_t nb = h->info.nbufs, done = 99, idx;
+	struct fl_frame f[2] = {
+		{ .buf = 0, .bytes = 64, .flags = FL_FRAME_EOF },
+		{ .buf = nb, .bytes = 64 },
+	};
+	struct fl_completion c[2];
+	struct fl_reap r;
+	struct fl_batch b;
+
+	/* The second entry names a buffer that does not exist: the first is taken. */
+	ASSERT_EQ(-EINVAL, fl_submit(h, f, 2, &done));
+	ASSERT_EQ(1, done);
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c[0], NULL, NULL));
+	ASSERT_EQ(0, fl_post(&self->ep, &c[0].buf, 1, NULL));
+	ASSERT_EQ(0, fl_reap_one(h, FL_Q_TX, &c[0], NULL, NULL));
+
+	f[0] = (struct fl_frame){ .buf = 0, .bytes = 0 };
+	ASSERT_EQ(-EINVAL, fl_submit(h, f, 1, &done));
+	ASSERT_EQ(0, done);
+	f[0] = (struct fl_frame){ .buf = 0, .bytes = h->info.buf_size + 1 };
+	ASSERT_EQ(-EMSGSIZE, fl_submit(h, f, 1, &done));
+	f[0] = (struct fl_frame){ .buf = 0, .bytes = 64, .flags = 1U << 30 };
+	ASSERT_EQ(-EINVAL, fl_submit(h, f, 1, &done));
+	f[0] = (struct fl_frame){ .buf = 0, .bytes = 64, .reserved = 1 };
+	ASSERT_EQ(-EINVAL, fl_submit(h, f, 1, &done));
+	/* A buffer posted for receiving is not the app's to send. */
+	f[0] = (struct fl_frame){ .buf = self->tx_bufs, .bytes = 64 };
+	ASSERT_EQ(-EBUSY, fl_submit(h, f, 1, &done));
+
+	ASSERT_EQ(-EINVAL, fl_submit(h, f, 0, &done));
+	ASSERT_EQ(-EINVAL, fl_submit(h, f, FL_RING_MAX_ENTRIES + 1, &done));
+	ASSERT_EQ(-EFAULT, fl_submit(h, NULL, 1, &done));
+	b = (struct fl_batch){ .ptr = (uintptr_t)f, .count = 1, .flags = 1 };
+	ASSERT_EQ(-1, ioctl(h->fd, FL_IOC_SUBMIT, &b));
+	ASSERT_EQ(EINVAL, errno);
+	b = (struct fl_batch){ .ptr = (uintptr_t)f, .count = 1, .reserved = 1 };
+	ASSERT_EQ(-1, ioctl(h->fd, FL_IOC_SUBMIT, &b));
+	ASSERT_EQ(EINVAL, errno);
+
+	idx = nb;
+	ASSERT_EQ(-EINVAL, fl_post(h, &idx, 1, &done));
+	idx = self->tx_bufs;	/* already posted */
+	ASSERT_EQ(-EBUSY, fl_post(h, &idx, 1, &done));
+	ASSERT_EQ(-EFAULT, fl_post(h, NULL, 1, &done));
+
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 0 };
+	ASSERT_EQ(-1, ioctl(h->fd, FL_IOC_REAP, &r));
+	ASSERT_EQ(EINVAL, errno);
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 1, .timeout_ms = -1 };
+	ASSERT_EQ(-1, ioctl(h->fd, FL_IOC_REAP, &r));
+	ASSERT_EQ(EINVAL, errno);
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 1, .reserved = 1 };
+	ASSERT_EQ(-1, ioctl(h->fd, FL_IOC_REAP, &r));
+	ASSERT_EQ(EINVAL, errno);
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 1, .timeout_ms = 0 };
+	ASSERT_EQ(0, ioctl(h->fd, FL_IOC_REAP, &r));	/* nothing pending: count 0 */
+	ASSERT_EQ(0, r.count);
+	ASSERT_EQ(-1, ioctl(h->fd, FL_IOC_INFO, NULL));
+	ASSERT_EQ(EFAULT, errno);
+	ASSERT_EQ(-1, ioctl(h->fd, _IO(FL_IOC_MAGIC, 0x7f)));
+	ASSERT_EQ(ENOTTY, errno);
+
+	/* Same rules on the endpoint. */
+	idx = self->ep.info.nbufs;
+	ASSERT_EQ(-EINVAL, fl_post(&self->ep, &idx, 1, &done));
+	f[0] = (struct fl_frame){ .buf = 0, .bytes = 64 };	/* slot 0 is posted */
+	ASSERT_EQ(-EBUSY, fl_submit(&self->ep, f, 1, &done));
+
+	/* Still works. */
+	round_trip(_metadata, self, 1, 4096, 4242);
+}
+
+/* Closing both ends with frames in flight loses nothing that matters and leaks nothing. */
+TEST_F(fl, close_in_flight)
+{
+	struct fl_frame f = { .buf = 0, .bytes = max_frame(self), .flags = FL_FRAME_EOF };
+	struct fl_end again;
+
+	ASSERT_EQ(0, fl_submit(&self->host, &f, 1, NULL));
+	fl_close(&self->host);
+	fl_close(&self->ep);
+	usleep(200000);
+	ASSERT_EQ(0, fl_open(&again, "FL_HOST_DEV", "/dev/framelink0"));
+	fl_close(&again);
+}
+
+TEST_HARNESS_MAIN
