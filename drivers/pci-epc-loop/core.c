@@ -23,33 +23,47 @@ module_param(profile, charp, 0444);
 MODULE_PARM_DESC(profile,
 		 "feature profile: generic or tegra234 (default: DT \"framelink,profile\", else generic)");
 
-/*
- * Features of the generic profile: every BAR programmable, MSI and MSI-X.
+/**
+ * struct loop_profile_desc - a feature profile
+ * @name: profile name
+ * @msi_capable: offer MSI to EPFs
+ * @msix_capable: offer MSI-X to EPFs
+ * @align: BAR / outbound window alignment
+ * @bar: per-BAR constraints
  */
-static const struct pci_epc_features loop_generic_features = {
-	.linkup_notifier = true,
-	.msi_capable = true,
-	.msix_capable = true,
-	.align = SZ_4K,
+struct loop_profile_desc {
+	const char *name;
+	bool msi_capable;
+	bool msix_capable;
+	size_t align;
+	struct loop_bar_caps bar[PCI_STD_NUM_BARS];
 };
 
-/*
- * Tegra234 in endpoint mode as mainline exposes it (pcie-tegra194.c): only
- * BAR0, fixed 1 MiB and 64-bit, 64 KiB alignment, no MSI capability
- * offered to the EPF although the hardware raises MSI.
- */
-static const struct pci_epc_features loop_tegra234_features = {
-	.linkup_notifier = true,
-	.msi_capable = false,
-	.msix_capable = false,
-	.bar[BAR_0] = { .type = BAR_FIXED, .fixed_size = SZ_1M,
-			.only_64bit = true, },
-	.bar[BAR_1] = { .type = BAR_RESERVED, },
-	.bar[BAR_2] = { .type = BAR_RESERVED, },
-	.bar[BAR_3] = { .type = BAR_RESERVED, },
-	.bar[BAR_4] = { .type = BAR_RESERVED, },
-	.bar[BAR_5] = { .type = BAR_RESERVED, },
-	.align = SZ_64K,
+static const struct loop_profile_desc loop_profiles[] = {
+	/* Every BAR programmable, MSI and MSI-X */
+	[LOOP_PROFILE_GENERIC] = {
+		.name = "generic",
+		.msi_capable = true,
+		.msix_capable = true,
+		.align = SZ_4K,
+	},
+	/*
+	 * Tegra234 in endpoint mode as mainline exposes it (pcie-tegra194.c):
+	 * only BAR0, fixed 1 MiB and 64-bit, 64 KiB alignment, no MSI
+	 * capability offered to the EPF although the hardware raises MSI.
+	 */
+	[LOOP_PROFILE_TEGRA234] = {
+		.name = "tegra234",
+		.align = SZ_64K,
+		.bar = {
+			[BAR_0] = { .fixed_size = SZ_1M, .only_64bit = true },
+			[BAR_1] = { .reserved = true },
+			[BAR_2] = { .reserved = true },
+			[BAR_3] = { .reserved = true },
+			[BAR_4] = { .reserved = true },
+			[BAR_5] = { .reserved = true },
+		},
+	},
 };
 
 /**
@@ -151,23 +165,32 @@ static int loop_setup_memory(struct pci_epc_loop *loop)
 
 static int loop_parse_profile(struct pci_epc_loop *loop)
 {
+	struct pci_epc_features *f = &loop->features_buf;
+	const struct loop_profile_desc *p;
 	const char *name = profile;
+	int i;
 
 	if (!name &&
 	    of_property_read_string(loop->dev->of_node, "framelink,profile",
 				    &name))
 		name = "generic";
 
-	if (sysfs_streq(name, "generic")) {
-		loop->profile = LOOP_PROFILE_GENERIC;
-		loop->features = &loop_generic_features;
-	} else if (sysfs_streq(name, "tegra234")) {
-		loop->profile = LOOP_PROFILE_TEGRA234;
-		loop->features = &loop_tegra234_features;
-	} else {
+	for (i = 0; i < ARRAY_SIZE(loop_profiles); i++)
+		if (sysfs_streq(name, loop_profiles[i].name))
+			break;
+	if (i == ARRAY_SIZE(loop_profiles))
 		return dev_err_probe(loop->dev, -EINVAL,
 				     "unknown profile '%s'\n", name);
-	}
+
+	p = &loop_profiles[i];
+	loop->profile = i;
+	loop->bar_caps = p->bar;
+	f->linkup_notifier = true;
+	f->msi_capable = p->msi_capable;
+	f->msix_capable = p->msix_capable;
+	f->align = p->align;
+	loop_compat_bar_features(f, p->bar);
+	loop->features = f;
 	return 0;
 }
 
@@ -245,7 +268,7 @@ static int loop_probe(struct platform_device *pdev)
 	pci_epc_init_notify(loop->epc);
 
 	dev_info(dev, "profile %s, pool %pa+%zx, window %pad+%x, %u+%u DMA channels\n",
-		 loop->profile == LOOP_PROFILE_TEGRA234 ? "tegra234" : "generic",
+		 loop_profiles[loop->profile].name,
 		 &loop->pool_phys, loop->pool_size, &loop->win_phys,
 		 LOOP_WIN_SIZE, nchans, nchans);
 	return 0;
@@ -269,7 +292,7 @@ static void loop_remove(struct platform_device *pdev)
 	loop_link_exit(loop);
 
 	/* Endpoint functions release their DMA channels and BARs */
-	pci_epc_deinit_notify(loop->epc);
+	loop_epc_deinit_notify(loop->epc);
 	loop_debugfs_exit(loop);
 	loop_win_drop_all(loop);
 	pci_epc_mem_exit(loop->epc);
@@ -287,7 +310,7 @@ MODULE_DEVICE_TABLE(of, loop_of_match);
 
 static struct platform_driver loop_driver = {
 	.probe = loop_probe,
-	.remove = loop_remove,
+	LOOP_PLATFORM_REMOVE(loop_remove),
 	.driver = {
 		.name = "pci-epc-loop",
 		.of_match_table = loop_of_match,
@@ -299,6 +322,7 @@ static int __init loop_init(void)
 {
 	int ret;
 
+	loop_epc_ops_init();
 	loop_debugfs_root_init();
 	ret = platform_driver_register(&loop_driver);
 	if (ret)

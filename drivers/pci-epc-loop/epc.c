@@ -28,18 +28,17 @@ static int loop_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 			struct pci_epf_bar *epf_bar)
 {
 	struct pci_epc_loop *loop = epc_get_drvdata(epc);
-	const struct pci_epc_bar_desc *desc;
+	const struct loop_bar_caps *caps;
 	enum pci_barno bar = epf_bar->barno;
 
 	if (vfunc_no || bar < BAR_0 || bar > BAR_5)
 		return -EINVAL;
-	desc = &loop->features->bar[bar];
-	if (desc->type == BAR_RESERVED)
+	caps = &loop->bar_caps[bar];
+	if (caps->reserved)
 		return -EINVAL;
-	if (desc->type == BAR_FIXED && desc->fixed_size &&
-	    epf_bar->size != desc->fixed_size)
+	if (caps->fixed_size && epf_bar->size != caps->fixed_size)
 		return -EINVAL;
-	if (desc->only_64bit &&
+	if (caps->only_64bit &&
 	    !(epf_bar->flags & PCI_BASE_ADDRESS_MEM_TYPE_64))
 		return -EINVAL;
 	if (epf_bar->flags & PCI_BASE_ADDRESS_SPACE_IO)
@@ -249,7 +248,7 @@ static int loop_get_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
 }
 
 static int loop_raise_irq(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
-			  unsigned int type, u16 interrupt_num)
+			  LOOP_IRQ_TYPE type, u16 interrupt_num)
 {
 	struct pci_epc_loop *loop = epc_get_drvdata(epc);
 
@@ -276,11 +275,10 @@ loop_get_features(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
 	return loop->features;
 }
 
-const struct pci_epc_ops loop_epc_ops = {
+struct pci_epc_ops loop_epc_ops = {
 	.write_header	= loop_write_header,
 	.set_bar	= loop_set_bar,
 	.clear_bar	= loop_clear_bar,
-	.align_addr	= loop_align_addr,
 	.map_addr	= loop_map_addr,
 	.unmap_addr	= loop_unmap_addr,
 	.set_msi	= loop_set_msi,
@@ -292,3 +290,11 @@ const struct pci_epc_ops loop_epc_ops = {
 	.stop		= loop_stop,
 	.get_features	= loop_get_features,
 };
+
+/**
+ * loop_epc_ops_init() - complete loop_epc_ops with optional operations
+ */
+void loop_epc_ops_init(void)
+{
+	loop_compat_set_align_addr(&loop_epc_ops, loop_align_addr);
+}

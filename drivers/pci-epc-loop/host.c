@@ -43,6 +43,8 @@ int loop_host_add(struct pci_epc_loop *loop)
 	bridge->map_irq = loop_map_irq;
 	bridge->swizzle_irq = pci_common_swizzle;
 	bridge->busnr = 0;
+	/* Older kernels take this as is; 6.12 reads linux,pci-probe-only */
+	bridge->preserve_config = 1;
 
 	memset(&loop->mem_res, 0, sizeof(loop->mem_res));
 	loop->mem_res.name = "pci-epc-loop mem";

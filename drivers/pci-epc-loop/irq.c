@@ -33,9 +33,17 @@ static void loop_msi_compose(struct irq_data *d, struct msi_msg *msg)
 	msg->data = d->hwirq;
 }
 
+/* Vectors are not steered to CPUs: delivery runs where it is raised */
+static int loop_msi_set_affinity(struct irq_data *d,
+				 const struct cpumask *mask, bool force)
+{
+	return IRQ_SET_MASK_OK_DONE;
+}
+
 static struct irq_chip loop_msi_base_chip = {
 	.name			= "pci-epc-loop",
 	.irq_compose_msi_msg	= loop_msi_compose,
+	.irq_set_affinity	= loop_msi_set_affinity,
 };
 
 static int loop_msi_base_alloc(struct irq_domain *d, unsigned int virq,
@@ -89,7 +97,7 @@ static struct irq_chip loop_msi_chip __maybe_unused = {
 
 static struct msi_domain_info loop_msi_info __maybe_unused = {
 	.flags	= MSI_FLAG_USE_DEF_DOM_OPS | MSI_FLAG_USE_DEF_CHIP_OPS |
-		  MSI_FLAG_NO_AFFINITY | MSI_FLAG_MULTI_PCI_MSI |
+		  LOOP_MSI_FLAG_NO_AFFINITY | MSI_FLAG_MULTI_PCI_MSI |
 		  MSI_FLAG_PCI_MSIX,
 	.chip	= &loop_msi_chip,
 };
@@ -301,11 +309,11 @@ static int loop_raise_one(struct pci_epc_loop *loop, struct loop_fn *fn,
 			  unsigned int type, u16 num)
 {
 	switch (type) {
-	case PCI_IRQ_INTX:
+	case LOOP_IRQ_INTX:
 		return loop_raise_intx(loop, fn);
-	case PCI_IRQ_MSI:
+	case LOOP_IRQ_MSI:
 		return loop_raise_msi(loop, fn, num);
-	case PCI_IRQ_MSIX:
+	case LOOP_IRQ_MSIX:
 		return loop_raise_msix(loop, fn, num);
 	default:
 		return -EINVAL;
@@ -316,7 +324,7 @@ static int loop_raise_one(struct pci_epc_loop *loop, struct loop_fn *fn,
  * loop_irq_raise() - the function interrupts the root complex
  * @loop: the loopback
  * @func_no: function number
- * @type: PCI_IRQ_INTX, PCI_IRQ_MSI or PCI_IRQ_MSIX
+ * @type: LOOP_IRQ_INTX, LOOP_IRQ_MSI or LOOP_IRQ_MSIX
  * @num: MSI/MSI-X vector, 1..N
  *
  * Context: process context, may sleep.

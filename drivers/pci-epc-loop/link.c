@@ -90,7 +90,7 @@ int loop_link_down(struct pci_epc_loop *loop)
 
 	if (was_up) {
 		atomic64_inc(&loop->stats.link_downs);
-		pci_epc_linkdown(loop->epc);
+		loop_epc_linkdown(loop->epc);
 	}
 
 	mutex_lock(&loop->link_lock);
@@ -119,7 +119,7 @@ static void loop_linkdown_notify_work(struct work_struct *work)
 	struct pci_epc_loop *loop = container_of(work, struct pci_epc_loop,
 						 linkdown_notify_work);
 
-	pci_epc_linkdown(loop->epc);
+	loop_epc_linkdown(loop->epc);
 }
 
 static void loop_bme_work(struct work_struct *work)
@@ -128,7 +128,7 @@ static void loop_bme_work(struct work_struct *work)
 						 bme_work);
 
 	if (loop_rc_up(loop))
-		pci_epc_bus_master_enable_notify(loop->epc);
+		loop_epc_bme_notify(loop->epc);
 }
 
 /**

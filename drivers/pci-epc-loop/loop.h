@@ -215,7 +215,9 @@ struct loop_stats {
  * @dev: the platform device
  * @epc: endpoint controller
  * @profile: feature profile
- * @features: features reported to EPFs
+ * @features: features reported to EPFs (points to @features_buf)
+ * @features_buf: storage for @features, filled from the profile
+ * @bar_caps: per-BAR constraints of the profile
  * @pool_phys: physical base of the reserved pool
  * @pool_size: size of the reserved pool
  * @pool_va: CPU mapping of the whole pool
@@ -268,6 +270,8 @@ struct pci_epc_loop {
 	struct pci_epc *epc;
 	enum loop_profile profile;
 	const struct pci_epc_features *features;
+	struct pci_epc_features features_buf;
+	const struct loop_bar_caps *bar_caps;
 
 	phys_addr_t pool_phys;
 	size_t pool_size;
@@ -336,7 +340,8 @@ static inline bool loop_rc_up(struct pci_epc_loop *loop)
 void *loop_phys_to_virt(struct pci_epc_loop *loop, u64 addr, size_t size);
 
 /* epc.c */
-extern const struct pci_epc_ops loop_epc_ops;
+extern struct pci_epc_ops loop_epc_ops;
+void loop_epc_ops_init(void);
 void loop_win_flush_all(struct pci_epc_loop *loop);
 void loop_win_drop_all(struct pci_epc_loop *loop);
 
