@@ -10,6 +10,7 @@
  *   drop_irq    drop the next N interrupts
  *   dup_irq     deliver the next N interrupts twice
  *   stall       bitmask of stalled channels (reads first, then writes)
+ *   corrupt_bar write "BAR OFFSET LENGTH": random bytes into a BAR
  *   stats       counters
  *   channels    per channel: direction, active transfer progress, queue
  *
@@ -20,6 +21,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -132,6 +134,45 @@ static const struct file_operations loop_link_fops = {
 	.write		= loop_link_write,
 };
 
+/*
+ * A hostile root complex: overwrite BAR bytes with random data, as host
+ * writes through the BAR would. Format: "BAR OFFSET LENGTH".
+ */
+static ssize_t loop_corrupt_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct pci_epc_loop *loop = file_inode(file)->i_private;
+	unsigned int bar, off, len;
+	unsigned long flags;
+	phys_addr_t phys = 0;
+	char buf[48] = {};
+	u64 size = 0;
+
+	if (copy_from_user(buf, ubuf, min(count, sizeof(buf) - 1)))
+		return -EFAULT;
+	if (sscanf(buf, "%u %i %i", &bar, &off, &len) != 3 ||
+	    bar >= PCI_STD_NUM_BARS || !len)
+		return -EINVAL;
+
+	raw_spin_lock_irqsave(&loop->cfg_lock, flags);
+	if (loop->fn[0].bar[bar].set) {
+		phys = loop->fn[0].bar[bar].phys;
+		size = loop->fn[0].bar[bar].size;
+	}
+	raw_spin_unlock_irqrestore(&loop->cfg_lock, flags);
+
+	if (!size || (u64)off + len > size)
+		return -EINVAL;
+	get_random_bytes(loop->pool_va + (phys - loop->pool_phys) + off, len);
+	return count;
+}
+
+static const struct file_operations loop_corrupt_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= loop_corrupt_write,
+};
+
 static int loop_atomic_get(void *data, u64 *val)
 {
 	*val = atomic_read(data);
@@ -188,6 +229,7 @@ void loop_debugfs_init(struct pci_epc_loop *loop)
 	debugfs_create_file_unsafe("dup_irq", 0600, d, &loop->dup_irq,
 				   &loop_atomic_fops);
 	debugfs_create_file_unsafe("stall", 0600, d, loop, &loop_stall_fops);
+	debugfs_create_file("corrupt_bar", 0200, d, loop, &loop_corrupt_fops);
 	debugfs_create_file("stats", 0400, d, loop, &loop_stats_fops);
 	debugfs_create_file("channels", 0400, d, loop, &loop_channels_fops);
 }

@@ -61,6 +61,12 @@ echo "# elapsed $((t1 - t0)) cs"
 t_check "faults: setup time holds (>= 0.2 s)" test $((t1 - t0)) -ge 20
 echo 0 >$LOOPDBG/setup_ns
 
+# A hostile host scribbles over BAR1; out-of-range requests are refused.
+t_check "faults: corrupt_bar in range" sh -c "echo '1 0 16' >$LOOPDBG/corrupt_bar"
+t_check "faults: corrupt_bar out of range refused" \
+	sh -c "! echo '1 0 0x100000' >$LOOPDBG/corrupt_bar 2>/dev/null"
+pt "faults: BAR1 test after corruption" -b 1
+
 cat $LOOPDBG/stats | sed 's/^/# /'
 t_check "faults: stop and unbind" link_stop
 t_check "faults: remove function" func_remove
