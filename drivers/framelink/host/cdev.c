@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framelink-host: /dev/framelink<N>, the queue API of include/uapi/linux/framelink.h
+ * (INFO, SUBMIT, POST, REAP, STATS, poll(), mmap()). The endpoint driver offers the same
+ * API on /dev/framelink-ep<N>; this file only parses and checks what user space passes and
+ * calls the ring operations in queue.c, so the two can share it later.
+ *
+ * Batches are copied in small chunks on the stack (nothing allocates) and accepted in order:
+ * on an error, fl_batch.done is the index of the bad entry and the entries before it are
+ * queued. REAP copies completions straight from the fifo and consumes them only once they
+ * reached user space, so a bad pointer loses nothing.
+ */
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/uaccess.h>
+
+#include "host.h"
+
+#define FL_CHUNK	16
+
+static struct fl_host *fl_file_host(struct file *file)
+{
+	return file->private_data;
+}
+
+static int fl_open(struct inode *inode, struct file *file)
+{
+	/* misc_open() set private_data to our miscdevice; misc_mtx orders us with remove() */
+	struct fl_host *host = container_of(file->private_data, struct fl_host, misc);
+
+	kref_get(&host->ref);
+	file->private_data = host;
+	mutex_lock(&host->lock);
+	host->openers++;
+	mutex_unlock(&host->lock);
+	return 0;
+}
+
+static int fl_release(struct inode *inode, struct file *file)
+{
+	struct fl_host *host = fl_file_host(file);
+
+	mutex_lock(&host->lock);
+	/*
+	 * The last close gives every buffer back: frames still in flight or posted are
+	 * cancelled by a queue reset, completions nobody reaped are dropped.
+	 */
+	if (!--host->openers && !host->dead) {
+		if (!fl_q_idle(host))
+			fl_q_reset(host, -ECANCELED);
+		for (; host->fifo_len; host->fifo_len--) {
+			host->bufs[host->fifo[host->fifo_head].buf].state = FL_BUF_APP;
+			host->fifo_head = (host->fifo_head + 1) % host->nbufs;
+		}
+	}
+	mutex_unlock(&host->lock);
+	fl_host_put(host);
+	return 0;
+}
+
+static long fl_ioc_info(struct fl_host *host, void __user *argp)
+{
+	struct fl_info info = { };
+
+	mutex_lock(&host->lock);
+	info.abi_version = FL_ABI_VERSION;
+	info.role = FL_ROLE_HOST;
+	info.features = host->features;
+	info.nbufs = host->nbufs;
+	info.buf_size = host->buf_size;
+	info.mmap_offset = 0;
+	info.tx_depth = host->tx_depth;
+	info.rx_depth = host->rx_depth;
+	info.notify = host->irq_type;	/* FL_IRQ_* == FL_NOTIFY_* for 0..3 */
+	info.link_speed = host->link_speed;
+	info.link_width = host->link_width;
+	info.mps = host->mps;
+	info.mps_supported = host->mps_supported;
+	info.mrrs = host->mrrs;
+	mutex_unlock(&host->lock);
+	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static int fl_batch_get(struct fl_batch *b, void __user *argp)
+{
+	if (copy_from_user(b, argp, sizeof(*b)))
+		return -EFAULT;
+	if (b->flags || b->reserved || !b->count || b->count > FL_RING_MAX_ENTRIES)
+		return -EINVAL;
+	return 0;
+}
+
+static long fl_batch_put(struct fl_batch *b, void __user *argp, u32 done, long ret)
+{
+	b->done = done;
+	if (copy_to_user(argp, b, sizeof(*b)))
+		return -EFAULT;
+	return ret;
+}
+
+static long fl_ioc_submit(struct fl_host *host, void __user *argp)
+{
+	struct fl_frame frames[FL_CHUNK];
+	struct fl_frame __user *up;
+	struct fl_batch b;
+	u32 done = 0, i, n;
+	long ret;
+
+	ret = fl_batch_get(&b, argp);
+	if (ret)
+		return ret;
+	up = u64_to_user_ptr(b.ptr);
+	while (done < b.count) {
+		n = min_t(u32, b.count - done, FL_CHUNK);
+		if (copy_from_user(frames, up + done, n * sizeof(frames[0]))) {
+			ret = -EFAULT;
+			break;
+		}
+		mutex_lock(&host->lock);
+		for (i = 0; i < n; i++) {
+			ret = fl_q_tx_one(host, &frames[i]);
+			if (ret)
+				break;
+		}
+		if (i)
+			fl_q_tx_kick(host);
+		mutex_unlock(&host->lock);
+		done += i;
+		if (ret)
+			break;
+	}
+	return fl_batch_put(&b, argp, done, ret);
+}
+
+static long fl_ioc_post(struct fl_host *host, void __user *argp)
+{
+	u32 bufs[4 * FL_CHUNK];
+	u32 __user *up;
+	struct fl_batch b;
+	u32 done = 0, i, n;
+	long ret;
+
+	ret = fl_batch_get(&b, argp);
+	if (ret)
+		return ret;
+	up = u64_to_user_ptr(b.ptr);
+	while (done < b.count) {
+		n = min_t(u32, b.count - done, ARRAY_SIZE(bufs));
+		if (copy_from_user(bufs, up + done, n * sizeof(bufs[0]))) {
+			ret = -EFAULT;
+			break;
+		}
+		mutex_lock(&host->lock);
+		for (i = 0; i < n; i++) {
+			ret = fl_q_rx_one(host, bufs[i]);
+			if (ret)
+				break;
+		}
+		if (i)
+			fl_q_rx_kick(host);
+		mutex_unlock(&host->lock);
+		done += i;
+		if (ret)
+			break;
+	}
+	return fl_batch_put(&b, argp, done, ret);
+}
+
+/* Copy up to @max completions to user space and consume them; fl_host.lock held. */
+static int fl_reap_copy(struct fl_host *host, struct fl_completion __user *up, u32 max)
+{
+	u32 n = 0;
+
+	while (n < max && host->fifo_len) {
+		const struct fl_completion *c = &host->fifo[host->fifo_head];
+
+		if (copy_to_user(up + n, c, sizeof(*c)))
+			return n ? n : -EFAULT;
+		host->bufs[c->buf].state = FL_BUF_APP;
+		host->fifo_head = (host->fifo_head + 1) % host->nbufs;
+		WRITE_ONCE(host->fifo_len, host->fifo_len - 1);
+		n++;
+	}
+	return n;
+}
+
+static long fl_ioc_reap(struct fl_host *host, void __user *argp)
+{
+	struct fl_completion __user *up;
+	unsigned long deadline, slice;
+	struct fl_reap r;
+	long ret;
+	s64 seen;
+	int n;
+
+	if (copy_from_user(&r, argp, sizeof(r)))
+		return -EFAULT;
+	if (r.flags || r.reserved || !r.max || r.max > FL_RING_MAX_ENTRIES ||
+	    r.timeout_ms < 0 || r.timeout_ms > FL_REAP_MAX_TIMEOUT_MS)
+		return -EINVAL;
+	up = u64_to_user_ptr(r.ptr);
+	deadline = jiffies + msecs_to_jiffies(r.timeout_ms);
+
+	for (;;) {
+		mutex_lock(&host->lock);
+		fl_q_drain(host);
+		if (host->fifo_len) {
+			n = fl_reap_copy(host, up, r.max);
+			mutex_unlock(&host->lock);
+			if (n < 0)
+				return n;
+			break;
+		}
+		if (host->dead) {
+			mutex_unlock(&host->lock);
+			return -ENODEV;
+		}
+		if (!host->enabled) {
+			mutex_unlock(&host->lock);
+			return -EIO;
+		}
+		if (!r.timeout_ms || time_after_eq(jiffies, deadline)) {
+			mutex_unlock(&host->lock);
+			n = 0;
+			break;
+		}
+		seen = atomic64_read(&host->irqs);
+		if (fl_q_arm(host)) {
+			mutex_unlock(&host->lock);
+			continue;
+		}
+		mutex_unlock(&host->lock);
+		/*
+		 * Sleep until the interrupt, bounded: a lost interrupt costs at most 100 ms,
+		 * and without a vector the ring is polled every jiffy.
+		 */
+		slice = min(deadline - jiffies, host->irq ? (unsigned long)HZ / 10 : 1UL);
+		ret = wait_event_interruptible_timeout(host->wq,
+						       READ_ONCE(host->fifo_len) ||
+						       READ_ONCE(host->dead) ||
+						       atomic64_read(&host->irqs) != seen,
+						       slice ? slice : 1);
+		if (ret < 0)
+			return -EINTR;
+	}
+	r.count = n;
+	if (copy_to_user(argp, &r, sizeof(r)))
+		return -EFAULT;
+	return 0;
+}
+
+static long fl_ioc_stats(struct fl_host *host, void __user *argp)
+{
+	struct fl_stats st;
+
+	mutex_lock(&host->lock);
+	st = host->stats;
+	mutex_unlock(&host->lock);
+	st.interrupts = atomic64_read(&host->irqs);
+	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static long fl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct fl_host *host = fl_file_host(file);
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case FL_IOC_INFO:
+		return fl_ioc_info(host, argp);
+	case FL_IOC_SUBMIT:
+		return fl_ioc_submit(host, argp);
+	case FL_IOC_POST:
+		return fl_ioc_post(host, argp);
+	case FL_IOC_REAP:
+		return fl_ioc_reap(host, argp);
+	case FL_IOC_STATS:
+		return fl_ioc_stats(host, argp);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static __poll_t fl_poll(struct file *file, poll_table *wait)
+{
+	struct fl_host *host = fl_file_host(file);
+	__poll_t mask = 0;
+
+	poll_wait(file, &host->wq, wait);
+	mutex_lock(&host->lock);
+	fl_q_drain(host);
+	if (!host->fifo_len && fl_q_arm(host))
+		fl_q_drain(host);
+	if (host->fifo_len)
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (host->dead)
+		mask |= EPOLLHUP | EPOLLERR;
+	else if (host->enabled && fl_q_can_submit(host))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	mutex_unlock(&host->lock);
+	return mask;
+}
+
+static int fl_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return fl_bufs_mmap(fl_file_host(file), vma);
+}
+
+static const struct file_operations fl_fops = {
+	.owner = THIS_MODULE,
+	.open = fl_open,
+	.release = fl_release,
+	.unlocked_ioctl = fl_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.poll = fl_poll,
+	.mmap = fl_mmap,
+	.llseek = noop_llseek,
+};
+
+/**
+ * fl_cdev_register() - create /dev/framelink<N>
+ * @host: the device, enabled.
+ *
+ * Return: 0 or misc_register()'s error.
+ */
+int fl_cdev_register(struct fl_host *host)
+{
+	host->misc.minor = MISC_DYNAMIC_MINOR;
+	host->misc.name = host->name;
+	host->misc.fops = &fl_fops;
+	host->misc.parent = host->dev;
+	host->misc.mode = 0600;
+	return misc_register(&host->misc);
+}
+
+/**
+ * fl_cdev_unregister() - remove /dev/framelink<N>; open files stay valid (and fail)
+ * @host: the device.
+ */
+void fl_cdev_unregister(struct fl_host *host)
+{
+	misc_deregister(&host->misc);
+}

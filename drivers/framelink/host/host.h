@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * framelink-host: the root-complex side of framelink (TI Jacinto 7 in the real system).
+ *
+ * One struct fl_host per bound PCI function. It is reference counted (kref) because it
+ * outlives the PCI binding: an open /dev/framelink<N> or an mmap() of the frame buffers
+ * keeps it (and the buffers) alive after remove() or a surprise link down, and every
+ * operation then fails with -ENODEV instead of touching the gone device.
+ *
+ * Files: main.c (PCI probe/remove, BAR, vectors, link info), setup.c (BAR0 handshake,
+ * enable/reset), bufs.c (frame buffers, mmap, DMA sync), queue.c (rings and completions),
+ * cdev.c (/dev/framelink<N>: the queue API shared with the endpoint driver).
+ */
+#ifndef _FRAMELINK_HOST_H
+#define _FRAMELINK_HOST_H
+
+#include <linux/atomic.h>
+#include <linux/interrupt.h>
+#include <linux/kref.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <uapi/linux/framelink.h>
+
+#define FL_HOST_DRV_NAME	"framelink-host"
+
+/* Who owns a host frame buffer; exactly one at a time. */
+enum fl_buf_state {
+	FL_BUF_APP,	/* the application (free, or holding a received frame) */
+	FL_BUF_TX,	/* in the tx ring, the endpoint may read it */
+	FL_BUF_RX,	/* in the rx ring, the endpoint may write it */
+	FL_BUF_DONE,	/* completed; owned by the app once its completion is reaped */
+};
+
+/**
+ * struct fl_buf - one host frame buffer
+ * @page: first page (physically contiguous, from dma_alloc_pages()).
+ * @dma: its bus address.
+ * @state: enum fl_buf_state; protected by fl_host.lock.
+ */
+struct fl_buf {
+	struct page *page;
+	dma_addr_t dma;
+	u8 state;
+};
+
+/* What the host wrote into a tx ring entry, to check and complete its TX_DONE. */
+struct fl_tx_shadow {
+	u32 buf;
+	u32 bytes;
+	u32 flags;
+	u32 seq;
+	u64 cookie;
+	u64 ts_submit;
+};
+
+/* What the host posted into an rx ring entry. */
+struct fl_rx_shadow {
+	u32 buf;
+	u64 ts_post;
+};
+
+/**
+ * struct fl_host - one framelink endpoint seen from the root complex
+ * @ref: last put frees the buffers and drops @pdev.
+ * @pdev: the function (reference held until the last put).
+ * @dev: &pdev->dev.
+ * @id: N of /dev/framelink<N>.
+ * @name: "framelink<N>".
+ * @misc: the character device.
+ * @bar: BAR0, uncached; NULL after remove.
+ * @bar_len: its length.
+ * @tx_off: BAR0 offset of the fl_tx_desc ring.
+ * @rx_off: BAR0 offset of the fl_rx_desc ring.
+ * @tx_entries: tx ring size (from the header, validated).
+ * @rx_entries: rx ring size.
+ * @max_frame: largest frame the endpoint accepts.
+ * @ep_slots: endpoint frame slots.
+ * @offered: features the endpoint offered.
+ * @features: features the host accepted.
+ * @generation: fl_bar_status.generation after the last enable.
+ * @tx_depth: frames that can be in flight (min of tx ring and buffers).
+ * @rx_depth: buffers that can be posted.
+ * @cq_entries: completion ring size.
+ * @cq_bytes: size of the coherent ring area.
+ * @cq_area: the ring area: struct fl_host_status, then the fl_cqe ring.
+ * @status: &cq_area's fl_host_status (endpoint writes cq_prod).
+ * @cq: the fl_cqe ring (endpoint writes).
+ * @cq_dma: bus address of @cq_area.
+ * @irq: Linux IRQ of vector 0, or 0 when polling.
+ * @irq_type: FL_IRQ_*.
+ * @link_speed: GT/s * 10, 0 if unknown.
+ * @link_width: lanes, 0 if unknown.
+ * @mps: negotiated Max_Payload_Size, bytes.
+ * @mps_supported: largest MPS the function supports, bytes.
+ * @mrrs: Max_Read_Request_Size, bytes.
+ * @nbufs: number of frame buffers.
+ * @buf_size: bytes per buffer (page multiple).
+ * @bufs: the buffers (freed at the last put).
+ * @tx_sh: shadow of the tx ring (@tx_entries).
+ * @rx_sh: shadow of the rx ring (@rx_entries).
+ * @fifo: completions waiting for REAP (@nbufs entries: one per buffer at most).
+ * @lock: protects everything below, the buffer states, @tx_sh, @rx_sh, @fifo and every
+ *	BAR0 access after probe (so remove() can unmap the BAR under it).
+ * @dead: removed (or surprise-removed); set once, under @lock.
+ * @enabled: the endpoint is READY and the rings may be used.
+ * @tx_prod: tx descriptors written (free-running, as in BAR0).
+ * @tx_cons: tx descriptors completed.
+ * @rx_prod: rx descriptors written.
+ * @rx_cons: rx descriptors completed.
+ * @cq_cons: completions consumed (as written to BAR0); read locklessly by the IRQ handler.
+ * @tx_seq: next tx sequence number (continues across resets).
+ * @fifo_head: position in @fifo of the next completion to reap.
+ * @fifo_len: completions in @fifo; read locklessly by waiters.
+ * @openers: open files.
+ * @stats: counters (interrupts are in @irqs).
+ * @irqs: interrupts taken, counted in the handler without @lock.
+ * @wq: REAP and poll() waiters; woken by the interrupt, resets and remove.
+ */
+struct fl_host {
+	struct kref ref;
+	struct pci_dev *pdev;
+	struct device *dev;
+	int id;
+	char name[20];
+	struct miscdevice misc;
+
+	void __iomem *bar;
+	u64 bar_len;
+	u32 tx_off;
+	u32 rx_off;
+	u32 tx_entries;
+	u32 rx_entries;
+	u32 max_frame;
+	u32 ep_slots;
+	u64 offered;
+	u64 features;
+	u32 generation;
+	u32 tx_depth;
+	u32 rx_depth;
+
+	u32 cq_entries;
+	size_t cq_bytes;
+	void *cq_area;
+	struct fl_host_status *status;
+	struct fl_cqe *cq;
+	dma_addr_t cq_dma;
+
+	int irq;
+	u32 irq_type;
+
+	u16 link_speed;
+	u16 link_width;
+	u16 mps;
+	u16 mps_supported;
+	u16 mrrs;
+
+	u32 nbufs;
+	size_t buf_size;
+	struct fl_buf *bufs;
+	struct fl_tx_shadow *tx_sh;
+	struct fl_rx_shadow *rx_sh;
+	struct fl_completion *fifo;
+
+	struct mutex lock;
+	bool dead;
+	bool enabled;
+	u32 tx_prod;
+	u32 tx_cons;
+	u32 rx_prod;
+	u32 rx_cons;
+	u32 cq_cons;
+	u32 tx_seq;
+	u32 fifo_head;
+	u32 fifo_len;
+	unsigned int openers;
+	struct fl_stats stats;
+	atomic64_t irqs;
+	wait_queue_head_t wq;
+};
+
+/* main.c */
+void fl_host_put(struct fl_host *host);
+
+/* setup.c */
+int fl_setup_read_header(struct fl_host *host);
+int fl_setup_enable(struct fl_host *host);
+int fl_setup_disable(struct fl_host *host);
+
+/* bufs.c */
+int fl_bufs_alloc(struct fl_host *host, u32 nbufs, size_t buf_size);
+void fl_bufs_free(struct fl_host *host);
+int fl_bufs_mmap(struct fl_host *host, struct vm_area_struct *vma);
+void fl_buf_sync_for_device(struct fl_host *host, u32 idx, size_t bytes,
+			    enum dma_data_direction dir);
+void fl_buf_sync_for_cpu(struct fl_host *host, u32 idx, size_t bytes,
+			 enum dma_data_direction dir);
+
+/* queue.c: every function here needs fl_host.lock held. */
+int fl_q_tx_one(struct fl_host *host, const struct fl_frame *f);
+void fl_q_tx_kick(struct fl_host *host);
+int fl_q_rx_one(struct fl_host *host, u32 buf);
+void fl_q_rx_kick(struct fl_host *host);
+void fl_q_drain(struct fl_host *host);
+bool fl_q_arm(struct fl_host *host);
+void fl_q_init_rings(struct fl_host *host);
+void fl_q_fail_all(struct fl_host *host, int err);
+int fl_q_reset(struct fl_host *host, int err);
+bool fl_q_idle(struct fl_host *host);
+bool fl_q_can_submit(struct fl_host *host);
+irqreturn_t fl_q_irq(int irq, void *data);
+
+/* cdev.c */
+int fl_cdev_register(struct fl_host *host);
+void fl_cdev_unregister(struct fl_host *host);
+
+#endif /* _FRAMELINK_HOST_H */

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framelink-host: PCI driver for the framelink endpoint function, root-complex side.
+ *
+ * Binds to the IDs the endpoint function advertises by default (NVIDIA 0x10de:0x22fe, the
+ * framelink-epf configfs defaults); other IDs via /sys/bus/pci/drivers/framelink-host/new_id.
+ * probe(): enable, BAR0 uncached, identify by magic and ABI major, link info, frame buffers,
+ * completion ring, one interrupt vector (MSI-X, else MSI, else INTx, else polling), the
+ * enable handshake, then /dev/framelink<N>.
+ */
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/idr.h>
+#include <linux/interrupt.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include "host.h"
+
+#define FL_PCI_VENDOR_ID	0x10de
+#define FL_PCI_DEVICE_ID	0x22fe
+
+static unsigned int nbufs = 16;
+module_param(nbufs, uint, 0444);
+MODULE_PARM_DESC(nbufs, "host frame buffers per device (1..1024, default 16)");
+
+static unsigned int buf_size = SZ_8M;
+module_param(buf_size, uint, 0444);
+MODULE_PARM_DESC(buf_size,
+		 "bytes per host frame buffer, rounded up to pages (default 8 MiB; large values need CMA)");
+
+static DEFINE_IDA(fl_host_ida);
+
+static void fl_host_release(struct kref *ref)
+{
+	struct fl_host *host = container_of(ref, struct fl_host, ref);
+
+	fl_bufs_free(host);
+	mutex_destroy(&host->lock);
+	pci_dev_put(host->pdev);
+	kfree(host);
+}
+
+/**
+ * fl_host_put() - drop a reference to a host device
+ * @host: the device; freed (with its frame buffers) at the last put.
+ */
+void fl_host_put(struct fl_host *host)
+{
+	kref_put(&host->ref, fl_host_release);
+}
+
+static u16 fl_lnksta_speed(u16 lnksta)
+{
+	/* GT/s * 10 by Current Link Speed encoding (PCIe r6.0 7.5.3.8) */
+	static const u16 speed[] = { 0, 25, 50, 80, 160, 320, 640 };
+	unsigned int cls = lnksta & PCI_EXP_LNKSTA_CLS;
+
+	return cls < ARRAY_SIZE(speed) ? speed[cls] : 0;
+}
+
+/*
+ * Link speed and width, negotiated and supported MPS, MRRS. On pci-epc-loop the emulated
+ * PCIe capability reports a Gen3 x4 endpoint; whatever is absent stays 0.
+ */
+static void fl_link_info(struct fl_host *host)
+{
+	struct pci_dev *pdev = host->pdev;
+	struct pci_dev *up = pci_upstream_bridge(pdev);
+	u16 lnksta = 0;
+
+	if (!pci_is_pcie(pdev)) {
+		dev_info(host->dev, "not a PCIe function: no link information\n");
+		return;
+	}
+	pcie_capability_read_word(pdev, PCI_EXP_LNKSTA, &lnksta);
+	host->link_speed = fl_lnksta_speed(lnksta);
+	host->link_width = FIELD_GET(PCI_EXP_LNKSTA_NLW, lnksta);
+	host->mps = pcie_get_mps(pdev);
+	host->mps_supported = 128 << pdev->pcie_mpss;
+	host->mrrs = pcie_get_readrq(pdev);
+
+	dev_info(host->dev, "link %u.%u GT/s x%u, MPS %u (supported %u), MRRS %u\n",
+		 host->link_speed / 10, host->link_speed % 10, host->link_width,
+		 host->mps, host->mps_supported, host->mrrs);
+	if (up && pci_is_pcie(up)) {
+		unsigned int both = min(128 << pdev->pcie_mpss, 128 << up->pcie_mpss);
+
+		if (both > host->mps)
+			dev_warn(host->dev,
+				 "MPS %u but both ends support %u: pci=pcie_bus_perf would raise it\n",
+				 host->mps, both);
+	} else if (host->mps_supported > host->mps) {
+		dev_info(host->dev,
+			 "function supports MPS %u; no upstream port to tell what the root supports\n",
+			 host->mps_supported);
+	}
+}
+
+static int fl_irq_setup(struct fl_host *host)
+{
+	struct pci_dev *pdev = host->pdev;
+	int ret;
+
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX | PCI_IRQ_MSI | PCI_IRQ_INTX);
+	if (ret < 0) {
+		dev_warn(host->dev, "no interrupt vector (%d): completions are polled\n", ret);
+		host->irq_type = FL_IRQ_NONE;
+		host->irq = 0;
+		return 0;
+	}
+	if (pdev->msix_enabled)
+		host->irq_type = FL_IRQ_MSIX;
+	else if (pdev->msi_enabled)
+		host->irq_type = FL_IRQ_MSI;
+	else
+		host->irq_type = FL_IRQ_INTX;
+	host->irq = pci_irq_vector(pdev, 0);
+	ret = request_irq(host->irq, fl_q_irq, IRQF_SHARED, host->name, host);
+	if (ret) {
+		dev_err(host->dev, "cannot request IRQ %d: %d\n", host->irq, ret);
+		pci_free_irq_vectors(pdev);
+		host->irq = 0;
+		return ret;
+	}
+	return 0;
+}
+
+static void fl_irq_teardown(struct fl_host *host)
+{
+	if (host->irq)
+		free_irq(host->irq, host);
+	if (host->irq_type != FL_IRQ_NONE)
+		pci_free_irq_vectors(host->pdev);
+	host->irq = 0;
+}
+
+static const char *const fl_irq_names[] = { "polling", "INTx", "MSI", "MSI-X" };
+
+static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+{
+	struct device *dev = &pdev->dev;
+	struct fl_host *host;
+	int ret;
+
+	if (!nbufs || nbufs > FL_RING_MAX_ENTRIES || !buf_size) {
+		dev_err(dev, "nbufs=%u buf_size=%u out of range\n", nbufs, buf_size);
+		return -EINVAL;
+	}
+	host = kzalloc(sizeof(*host), GFP_KERNEL);
+	if (!host)
+		return -ENOMEM;
+	kref_init(&host->ref);
+	mutex_init(&host->lock);
+	init_waitqueue_head(&host->wq);
+	atomic64_set(&host->irqs, 0);
+	host->pdev = pci_dev_get(pdev);
+	host->dev = dev;
+	host->id = ida_alloc(&fl_host_ida, GFP_KERNEL);
+	if (host->id < 0) {
+		ret = host->id;
+		goto put_host;
+	}
+	snprintf(host->name, sizeof(host->name), "framelink%d", host->id);
+
+	ret = pci_enable_device_mem(pdev);
+	if (ret) {
+		dev_err(dev, "cannot enable the function: %d\n", ret);
+		goto free_id;
+	}
+	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (ret)
+		ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(32));
+	if (ret) {
+		dev_err(dev, "no usable DMA mask\n");
+		goto disable_device;
+	}
+	if (!(pci_resource_flags(pdev, 0) & IORESOURCE_MEM)) {
+		dev_err(dev, "BAR0 is not a memory BAR\n");
+		ret = -ENODEV;
+		goto disable_device;
+	}
+	ret = pci_request_region(pdev, 0, FL_HOST_DRV_NAME);
+	if (ret) {
+		dev_err(dev, "BAR0 busy: %d\n", ret);
+		goto disable_device;
+	}
+	host->bar_len = pci_resource_len(pdev, 0);
+	/* Registers and rings: uncached device memory (pci_iomap is ioremap, not _wc) */
+	host->bar = pci_iomap(pdev, 0, 0);
+	if (!host->bar) {
+		dev_err(dev, "cannot map BAR0\n");
+		ret = -ENOMEM;
+		goto release_region;
+	}
+
+	ret = fl_setup_read_header(host);
+	if (ret)
+		goto unmap_bar;
+	pci_set_master(pdev);
+	fl_link_info(host);
+
+	ret = fl_bufs_alloc(host, nbufs, PAGE_ALIGN(buf_size));
+	if (ret)
+		goto clear_master;
+
+	host->cq_entries = roundup_pow_of_two(host->tx_entries + host->rx_entries);
+	host->cq_bytes = FL_HOST_CQ_OFFSET + host->cq_entries * sizeof(struct fl_cqe);
+	host->cq_area = dma_alloc_coherent(dev, host->cq_bytes, &host->cq_dma, GFP_KERNEL);
+	if (!host->cq_area) {
+		ret = -ENOMEM;
+		goto free_bufs;
+	}
+	host->status = host->cq_area;
+	host->cq = host->cq_area + FL_HOST_CQ_OFFSET;
+
+	ret = fl_irq_setup(host);
+	if (ret)
+		goto free_cq;
+
+	mutex_lock(&host->lock);
+	ret = fl_setup_enable(host);
+	mutex_unlock(&host->lock);
+	if (ret)
+		goto free_irq;
+
+	ret = fl_cdev_register(host);
+	if (ret)
+		goto disable;
+	pci_set_drvdata(pdev, host);
+
+	dev_info(dev, "/dev/%s: ABI %u.%u, %u+%u ring entries, %u x %zu byte buffers, max frame %u, %s, features %#llx\n",
+		 host->name, FL_ABI_MAJOR, FL_ABI_MINOR, host->tx_entries, host->rx_entries,
+		 host->nbufs, host->buf_size, host->max_frame, fl_irq_names[host->irq_type],
+		 host->features);
+	return 0;
+
+disable:
+	mutex_lock(&host->lock);
+	fl_setup_disable(host);
+	mutex_unlock(&host->lock);
+free_irq:
+	fl_irq_teardown(host);
+free_cq:
+	dma_free_coherent(dev, host->cq_bytes, host->cq_area, host->cq_dma);
+free_bufs:
+	/* the buffers are freed with the host; nothing mapped them yet */
+clear_master:
+	pci_clear_master(pdev);
+unmap_bar:
+	pci_iounmap(pdev, host->bar);
+	host->bar = NULL;
+release_region:
+	pci_release_region(pdev, 0);
+disable_device:
+	pci_disable_device(pdev);
+free_id:
+	if (host->id >= 0)
+		ida_free(&fl_host_ida, host->id);
+put_host:
+	fl_host_put(host);
+	return ret;
+}
+
+static void fl_remove(struct pci_dev *pdev)
+{
+	struct fl_host *host = pci_get_drvdata(pdev);
+	bool gone = pci_dev_is_disconnected(pdev);
+	bool leak_cq = false;
+
+	/* No new opens; open files and mappings keep @host and the buffers. */
+	fl_cdev_unregister(host);
+
+	mutex_lock(&host->lock);
+	if (host->enabled && !gone && fl_setup_disable(host) == -ETIMEDOUT)
+		leak_cq = true;	/* the endpoint may still write it */
+	host->enabled = false;
+	fl_q_fail_all(host, -ECANCELED);
+	host->dead = true;
+	mutex_unlock(&host->lock);
+	wake_up_all(&host->wq);
+
+	fl_irq_teardown(host);
+	if (leak_cq)
+		dev_warn(host->dev, "endpoint did not stop: completion ring leaked\n");
+	else
+		dma_free_coherent(host->dev, host->cq_bytes, host->cq_area, host->cq_dma);
+
+	mutex_lock(&host->lock);
+	host->cq_area = NULL;
+	host->status = NULL;
+	host->cq = NULL;
+	pci_iounmap(pdev, host->bar);
+	host->bar = NULL;
+	mutex_unlock(&host->lock);
+
+	pci_clear_master(pdev);
+	pci_release_region(pdev, 0);
+	pci_disable_device(pdev);
+	ida_free(&fl_host_ida, host->id);
+	dev_info(host->dev, "/dev/%s removed%s\n", host->name, gone ? " (link lost)" : "");
+	fl_host_put(host);
+}
+
+static const struct pci_device_id fl_ids[] = {
+	{ PCI_DEVICE(FL_PCI_VENDOR_ID, FL_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, fl_ids);
+
+static struct pci_driver fl_driver = {
+	.name = FL_HOST_DRV_NAME,
+	.id_table = fl_ids,
+	.probe = fl_probe,
+	.remove = fl_remove,
+};
+module_pci_driver(fl_driver);
+
+MODULE_DESCRIPTION("framelink root-complex driver: camera frames over PCIe, endpoint DMA");
+MODULE_LICENSE("GPL");

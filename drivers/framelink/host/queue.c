@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framelink-host: the rings. TX: the host writes fl_tx_desc entries and tx_prod into BAR0.
+ * RX: fl_rx_desc entries and rx_prod. Completions: the endpoint writes fl_cqe entries and
+ * then cq_prod into host memory; the host copies each entry out once, validates it against
+ * what it wrote (shadow rings) and queues an fl_completion for REAP. Only posted writes go
+ * to BAR0 here; nothing reads it and nothing allocates.
+ *
+ * Interrupt moderation, NAPI style: the interrupt handler only counts and wakes. Draining
+ * happens in the consumer (REAP, poll()), which polls host memory while completions flow and
+ * arms fl_bar_doorbell.cq_event only when it is about to sleep; an armed event fires once,
+ * so a busy stream takes far fewer than one interrupt per frame.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/ktime.h>
+
+#include "host.h"
+#include "fl_proto.h"
+
+#define FL_DB(f)	(FL_BAR_DOORBELL_OFFSET + offsetof(struct fl_bar_doorbell, f))
+
+/**
+ * fl_q_init_rings() - forget ring state before an enable (the endpoint starts at 0 too)
+ * @host: the device; fl_host.lock held.
+ */
+void fl_q_init_rings(struct fl_host *host)
+{
+	host->tx_prod = 0;
+	host->tx_cons = 0;
+	host->rx_prod = 0;
+	host->rx_cons = 0;
+	WRITE_ONCE(host->cq_cons, 0);
+}
+
+static void fl_q_push(struct fl_host *host, const struct fl_completion *c)
+{
+	/* one entry per buffer at most (the buffer is DONE until reaped): never full */
+	host->fifo[(host->fifo_head + host->fifo_len) % host->nbufs] = *c;
+	host->bufs[c->buf].state = FL_BUF_DONE;
+	WRITE_ONCE(host->fifo_len, host->fifo_len + 1);
+	if (c->status)
+		host->stats.errors++;
+}
+
+/**
+ * fl_q_tx_one() - validate one frame and write its descriptor into the tx ring
+ * @host: the device; fl_host.lock held.
+ * @f: the frame, a kernel copy.
+ *
+ * Not visible to the endpoint until fl_q_tx_kick().
+ *
+ * Return: 0; -ENODEV (device gone), -EIO (queue not running), -EINVAL (reserved field,
+ * flags, buffer index, zero length), -EMSGSIZE (longer than the buffer or the endpoint's
+ * max_frame), -EBUSY (the app does not own the buffer), -EAGAIN (ring full).
+ */
+int fl_q_tx_one(struct fl_host *host, const struct fl_frame *f)
+{
+	struct fl_tx_shadow *sh;
+	struct fl_tx_desc d;
+	u32 slot;
+
+	lockdep_assert_held(&host->lock);
+	if (host->dead)
+		return -ENODEV;
+	if (!host->enabled)
+		return -EIO;
+	if (f->reserved || (f->flags & ~FL_FRAME_FLAGS) || f->buf >= host->nbufs || !f->bytes)
+		return -EINVAL;
+	if (f->bytes > host->buf_size || f->bytes > host->max_frame)
+		return -EMSGSIZE;
+	if (host->bufs[f->buf].state != FL_BUF_APP)
+		return -EBUSY;
+	if (fl_ring_used(host->tx_prod, host->tx_cons) >= host->tx_entries)
+		return -EAGAIN;
+
+	fl_buf_sync_for_device(host, f->buf, f->bytes, DMA_TO_DEVICE);
+	slot = fl_ring_slot(host->tx_prod, host->tx_entries);
+	sh = &host->tx_sh[slot];
+	sh->buf = f->buf;
+	sh->bytes = f->bytes;
+	sh->flags = f->flags;
+	sh->seq = host->tx_seq++;
+	sh->cookie = f->cookie;
+	sh->ts_submit = ktime_get_ns();
+	d.addr = cpu_to_le64(host->bufs[f->buf].dma);
+	d.bytes = cpu_to_le32(f->bytes);
+	d.flags = cpu_to_le32(f->flags);
+	d.cookie = cpu_to_le64(f->cookie);
+	d.id = cpu_to_le32(f->buf);
+	d.seq = cpu_to_le32(sh->seq);
+	memcpy_toio(host->bar + host->tx_off + slot * sizeof(d), &d, sizeof(d));
+	host->bufs[f->buf].state = FL_BUF_TX;
+	host->tx_prod++;
+	return 0;
+}
+
+/**
+ * fl_q_tx_kick() - publish the tx descriptors written so far
+ * @host: the device; fl_host.lock held.
+ */
+void fl_q_tx_kick(struct fl_host *host)
+{
+	lockdep_assert_held(&host->lock);
+	if (host->dead || !host->enabled)
+		return;
+	/*
+	 * writel() has a write barrier before the store: the descriptors (memcpy_toio to the
+	 * same BAR) and the cache maintenance of the frames reach the endpoint first.
+	 */
+	writel(host->tx_prod, host->bar + FL_DB(tx_prod));
+}
+
+/**
+ * fl_q_rx_one() - post one empty buffer into the rx ring
+ * @host: the device; fl_host.lock held.
+ * @buf: buffer index.
+ *
+ * Return: 0; -ENODEV, -EIO, -EINVAL (index), -EBUSY (not owned by the app), -EAGAIN (full).
+ */
+int fl_q_rx_one(struct fl_host *host, u32 buf)
+{
+	struct fl_rx_desc d;
+	u32 slot;
+
+	lockdep_assert_held(&host->lock);
+	if (host->dead)
+		return -ENODEV;
+	if (!host->enabled)
+		return -EIO;
+	if (buf >= host->nbufs)
+		return -EINVAL;
+	if (host->bufs[buf].state != FL_BUF_APP)
+		return -EBUSY;
+	if (fl_ring_used(host->rx_prod, host->rx_cons) >= host->rx_entries)
+		return -EAGAIN;
+
+	/* no dirty line may be evicted over what the endpoint writes */
+	fl_buf_sync_for_device(host, buf, host->buf_size, DMA_FROM_DEVICE);
+	slot = fl_ring_slot(host->rx_prod, host->rx_entries);
+	host->rx_sh[slot].buf = buf;
+	host->rx_sh[slot].ts_post = ktime_get_ns();
+	d.addr = cpu_to_le64(host->bufs[buf].dma);
+	d.size = cpu_to_le32(host->buf_size);
+	d.id = cpu_to_le32(buf);
+	memcpy_toio(host->bar + host->rx_off + slot * sizeof(d), &d, sizeof(d));
+	host->bufs[buf].state = FL_BUF_RX;
+	host->rx_prod++;
+	return 0;
+}
+
+/**
+ * fl_q_rx_kick() - publish the rx descriptors written so far
+ * @host: the device; fl_host.lock held.
+ */
+void fl_q_rx_kick(struct fl_host *host)
+{
+	lockdep_assert_held(&host->lock);
+	if (host->dead || !host->enabled)
+		return;
+	/* as in fl_q_tx_kick(): descriptors before the index */
+	writel(host->rx_prod, host->bar + FL_DB(rx_prod));
+}
+
+/**
+ * fl_q_fail_all() - complete every frame in flight and every posted buffer with an error
+ * @host: the device; fl_host.lock held; the endpoint stopped (or gone).
+ * @err: negative errno for fl_completion.status.
+ */
+void fl_q_fail_all(struct fl_host *host, int err)
+{
+	u64 now = ktime_get_ns();
+	struct fl_completion c;
+
+	lockdep_assert_held(&host->lock);
+	for (; host->tx_cons != host->tx_prod; host->tx_cons++) {
+		struct fl_tx_shadow *sh = &host->tx_sh[fl_ring_slot(host->tx_cons,
+								    host->tx_entries)];
+
+		c = (struct fl_completion){
+			.buf = sh->buf, .bytes = sh->bytes, .queue = FL_Q_TX, .status = err,
+			.flags = sh->flags, .seq = sh->seq, .cookie = sh->cookie,
+			.ts_submit = sh->ts_submit, .ts_delivered = now,
+		};
+		fl_q_push(host, &c);
+	}
+	for (; host->rx_cons != host->rx_prod; host->rx_cons++) {
+		struct fl_rx_shadow *sh = &host->rx_sh[fl_ring_slot(host->rx_cons,
+								    host->rx_entries)];
+
+		c = (struct fl_completion){
+			.buf = sh->buf, .queue = FL_Q_RX, .status = err,
+			.ts_submit = sh->ts_post, .ts_delivered = now,
+		};
+		fl_q_push(host, &c);
+	}
+}
+
+/**
+ * fl_q_reset() - stop the endpoint, fail what is outstanding, enable again
+ * @host: the device; fl_host.lock held (sleeps, bounded by the setup timeouts).
+ * @err: status for the failed frames: -EPROTO after a violation, -ECANCELED otherwise.
+ *
+ * Return: 0, -ENODEV, or the enable error (the queue then stays stopped: -EIO to users).
+ */
+int fl_q_reset(struct fl_host *host, int err)
+{
+	int ret;
+
+	lockdep_assert_held(&host->lock);
+	if (host->dead)
+		return -ENODEV;
+	if (pci_dev_is_disconnected(host->pdev)) {
+		host->enabled = false;
+		fl_q_fail_all(host, err);
+		return -ENODEV;
+	}
+	ret = fl_setup_disable(host);
+	fl_q_fail_all(host, err);
+	if (ret) {
+		/* the endpoint may still write the ring: do not reuse it */
+		dev_err(host->dev, "queue stopped: endpoint did not reset\n");
+	} else {
+		ret = fl_setup_enable(host);
+		if (ret)
+			dev_err(host->dev, "queue stopped: endpoint did not come back: %d\n", ret);
+		else
+			dev_info(host->dev, "queue reset, endpoint generation %u\n",
+				 host->generation);
+	}
+	wake_up_all(&host->wq);
+	return ret;
+}
+
+static void fl_q_violation(struct fl_host *host, const char *what, u32 a, u32 b)
+{
+	host->stats.protocol_errors++;
+	dev_err_ratelimited(host->dev, "protocol violation by the endpoint: %s (%u, %u); resetting the queue\n",
+			    what, a, b);
+	fl_q_reset(host, -EPROTO);
+}
+
+static int fl_q_complete_tx(struct fl_host *host, const struct fl_cqe *cqe, u64 now)
+{
+	u32 id = le32_to_cpu(cqe->id);
+	struct fl_tx_shadow *sh;
+	struct fl_completion c;
+
+	if (host->tx_cons == host->tx_prod) {
+		fl_q_violation(host, "TX_DONE with no frame in flight (buf, tx_prod)", id,
+			       host->tx_prod);
+		return -EPROTO;
+	}
+	sh = &host->tx_sh[fl_ring_slot(host->tx_cons, host->tx_entries)];
+	if (id != sh->buf) {
+		fl_q_violation(host, "TX_DONE out of ring order (buf, expected)", id, sh->buf);
+		return -EPROTO;
+	}
+	c = (struct fl_completion){
+		.buf = id, .bytes = sh->bytes, .queue = FL_Q_TX,
+		.status = fl_status_errno(le16_to_cpu(cqe->status)),
+		.flags = sh->flags, .seq = sh->seq, .cookie = sh->cookie,
+		.ts_submit = sh->ts_submit, .ts_delivered = now,
+	};
+	if (host->features & FL_F_TIMESTAMPS) {
+		c.ts_dma_start = le64_to_cpu(cqe->ts_dma_start);
+		c.ts_dma_done = le64_to_cpu(cqe->ts_dma_done);
+	}
+	if (!c.status) {
+		host->stats.tx_frames++;
+		host->stats.tx_bytes += c.bytes;
+	}
+	host->tx_cons++;
+	fl_q_push(host, &c);
+	return 0;
+}
+
+static int fl_q_complete_rx(struct fl_host *host, const struct fl_cqe *cqe, u64 now)
+{
+	u32 id = le32_to_cpu(cqe->id);
+	u32 bytes = le32_to_cpu(cqe->bytes);
+	struct fl_rx_shadow *sh;
+	struct fl_completion c;
+
+	if (host->rx_cons == host->rx_prod) {
+		fl_q_violation(host, "RX with no buffer posted (buf, rx_prod)", id, host->rx_prod);
+		return -EPROTO;
+	}
+	sh = &host->rx_sh[fl_ring_slot(host->rx_cons, host->rx_entries)];
+	if (id != sh->buf) {
+		fl_q_violation(host, "RX out of ring order (buf, expected)", id, sh->buf);
+		return -EPROTO;
+	}
+	c = (struct fl_completion){
+		.buf = id, .queue = FL_Q_RX,
+		.status = fl_status_errno(le16_to_cpu(cqe->status)),
+		.flags = le32_to_cpu(cqe->flags), .seq = le32_to_cpu(cqe->seq),
+		.cookie = le64_to_cpu(cqe->cookie),
+		.ts_submit = sh->ts_post, .ts_delivered = now,
+	};
+	if (!c.status) {
+		if (!bytes || bytes > host->buf_size) {
+			fl_q_violation(host, "RX length outside the buffer (bytes, size)", bytes,
+				       host->buf_size);
+			return -EPROTO;
+		}
+		c.bytes = bytes;
+		fl_buf_sync_for_cpu(host, id, bytes, DMA_FROM_DEVICE);
+		host->stats.rx_frames++;
+		host->stats.rx_bytes += bytes;
+	}
+	if (host->features & FL_F_TIMESTAMPS) {
+		c.ts_dma_start = le64_to_cpu(cqe->ts_dma_start);
+		c.ts_dma_done = le64_to_cpu(cqe->ts_dma_done);
+	}
+	host->rx_cons++;
+	fl_q_push(host, &c);
+	return 0;
+}
+
+/**
+ * fl_q_drain() - move every published completion into the REAP fifo
+ * @host: the device; fl_host.lock held.
+ *
+ * A completion that breaks the protocol (index past the ring, unknown kind or status,
+ * buffer that is not the next one in flight, impossible length) is counted, logged
+ * (rate-limited) and resets the queue: what was outstanding fails with -EPROTO.
+ */
+void fl_q_drain(struct fl_host *host)
+{
+	u32 cons = host->cq_cons;
+	struct fl_cqe cqe;
+	u64 now;
+	u32 prod;
+
+	lockdep_assert_held(&host->lock);
+	if (host->dead || !host->enabled)
+		return;
+	prod = le32_to_cpu(READ_ONCE(host->status->cq_prod));
+	if (prod == cons)
+		return;
+	if (!fl_ring_prod_ok(prod, cons, host->cq_entries)) {
+		fl_q_violation(host, "cq_prod past the ring (cq_prod, cq_cons)", prod, cons);
+		return;
+	}
+	/* cq_prod is written after the entries it publishes: read them after it */
+	dma_rmb();
+	now = ktime_get_ns();
+	while (cons != prod) {
+		/* one private copy, validated before use; the endpoint may rewrite the ring */
+		memcpy(&cqe, &host->cq[fl_ring_slot(cons, host->cq_entries)], sizeof(cqe));
+		if (fl_cqe_check(&cqe, host->nbufs)) {
+			fl_q_violation(host, "malformed completion (kind, buf)",
+				       le16_to_cpu(cqe.kind), le32_to_cpu(cqe.id));
+			return;
+		}
+		if (le16_to_cpu(cqe.kind) == FL_CQE_TX_DONE) {
+			if (fl_q_complete_tx(host, &cqe, now))
+				return;
+		} else {
+			if (fl_q_complete_rx(host, &cqe, now))
+				return;
+		}
+		cons++;
+	}
+	WRITE_ONCE(host->cq_cons, cons);
+	writel(cons, host->bar + FL_DB(cq_cons));
+}
+
+/**
+ * fl_q_arm() - ask for an interrupt at the next completion, before sleeping
+ * @host: the device; fl_host.lock held.
+ *
+ * Return: true when a completion arrived meanwhile (drain again instead of sleeping).
+ */
+bool fl_q_arm(struct fl_host *host)
+{
+	lockdep_assert_held(&host->lock);
+	if (host->dead || !host->enabled)
+		return false;
+	writel(host->cq_cons, host->bar + FL_DB(cq_event));
+	/*
+	 * Close the race with an endpoint that published before it saw the new event index:
+	 * look at cq_prod again after the write (virtio's enable_cb_delayed pattern).
+	 */
+	mb();
+	return le32_to_cpu(READ_ONCE(host->status->cq_prod)) != host->cq_cons;
+}
+
+/**
+ * fl_q_idle() - nothing is in flight or posted
+ * @host: the device; fl_host.lock held.
+ *
+ * Return: true when both rings are empty.
+ */
+bool fl_q_idle(struct fl_host *host)
+{
+	lockdep_assert_held(&host->lock);
+	return host->tx_prod == host->tx_cons && host->rx_prod == host->rx_cons;
+}
+
+/**
+ * fl_q_irq() - completion interrupt: count it and wake the consumers, which drain
+ * @irq: the vector.
+ * @data: the struct fl_host.
+ *
+ * Return: %IRQ_NONE for a shared INTx line with nothing new, else %IRQ_HANDLED.
+ */
+irqreturn_t fl_q_irq(int irq, void *data)
+{
+	struct fl_host *host = data;
+
+	/* free_irq() runs before the ring area is freed: @status is valid here */
+	if (host->irq_type == FL_IRQ_INTX &&
+	    le32_to_cpu(READ_ONCE(host->status->cq_prod)) == READ_ONCE(host->cq_cons))
+		return IRQ_NONE;
+	atomic64_inc(&host->irqs);
+	wake_up_all(&host->wq);
+	return IRQ_HANDLED;
+}
+
+/**
+ * fl_q_can_submit() - is there room in the tx ring?
+ * @host: the device; fl_host.lock held.
+ *
+ * Return: true when SUBMIT would not fail with -EAGAIN.
+ */
+bool fl_q_can_submit(struct fl_host *host)
+{
+	lockdep_assert_held(&host->lock);
+	return fl_ring_used(host->tx_prod, host->tx_cons) < host->tx_entries;
+}

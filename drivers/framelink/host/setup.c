@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framelink-host: the BAR0 handshake. The only place that reads BAR0 (non-posted reads
+ * across the link): the header at probe, fl_bar_status while enabling or resetting.
+ */
+#include <linux/delay.h>
+#include <linux/io.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/jiffies.h>
+
+#include "host.h"
+#include "fl_proto.h"
+
+#define FL_SETUP_TIMEOUT_MS	2000
+
+#define FL_CTRL(f)	(FL_BAR_CTRL_OFFSET + offsetof(struct fl_bar_ctrl, f))
+#define FL_STATUS(f)	(FL_BAR_STATUS_OFFSET + offsetof(struct fl_bar_status, f))
+#define FL_DB(f)	(FL_BAR_DOORBELL_OFFSET + offsetof(struct fl_bar_doorbell, f))
+
+/**
+ * fl_setup_read_header() - read and validate the endpoint's BAR0 header
+ * @host: the device, BAR0 mapped.
+ *
+ * Return: 0, or -ENODEV (not a framelink endpoint), -EPROTONOSUPPORT (another ABI major),
+ * -EINVAL (a malformed header); each with a log line saying which.
+ */
+int fl_setup_read_header(struct fl_host *host)
+{
+	struct fl_bar_header hdr;
+	u32 abi;
+	int ret;
+
+	if (host->bar_len < sizeof(hdr)) {
+		dev_err(host->dev, "BAR0 is %llu bytes, too small for a framelink header\n",
+			host->bar_len);
+		return -ENODEV;
+	}
+	/* one private copy; everything below uses it, never BAR0 again */
+	memcpy_fromio(&hdr, host->bar + FL_BAR_HEADER_OFFSET, sizeof(hdr));
+	abi = le32_to_cpu(hdr.abi_version);
+	ret = fl_header_check(&hdr, host->bar_len);
+	switch (ret) {
+	case 0:
+		break;
+	case -ENODEV:
+		dev_err(host->dev,
+			"no framelink endpoint behind BAR0: magic %#010x, expected %#010x\n",
+			le32_to_cpu(hdr.magic), FL_MAGIC);
+		return ret;
+	case -EPROTONOSUPPORT:
+		dev_err(host->dev, "endpoint speaks framelink ABI %u.%u, this driver %u.%u\n",
+			abi >> 16, abi & 0xffff, FL_ABI_MAJOR, FL_ABI_MINOR);
+		return ret;
+	default:
+		dev_err(host->dev,
+			"malformed framelink header: bar_size %#x, tx %u@%#x, rx %u@%#x, max_frame %u (BAR0 %#llx)\n",
+			le32_to_cpu(hdr.bar_size), le32_to_cpu(hdr.tx_entries),
+			le32_to_cpu(hdr.tx_ring_offset), le32_to_cpu(hdr.rx_entries),
+			le32_to_cpu(hdr.rx_ring_offset), le32_to_cpu(hdr.max_frame),
+			host->bar_len);
+		return ret;
+	}
+	host->tx_off = le32_to_cpu(hdr.tx_ring_offset);
+	host->rx_off = le32_to_cpu(hdr.rx_ring_offset);
+	host->tx_entries = le32_to_cpu(hdr.tx_entries);
+	host->rx_entries = le32_to_cpu(hdr.rx_entries);
+	host->max_frame = le32_to_cpu(hdr.max_frame);
+	host->ep_slots = le32_to_cpu(hdr.ep_slots);
+	host->offered = le64_to_cpu(hdr.features);
+	if ((abi & 0xffff) != FL_ABI_MINOR)
+		dev_info(host->dev, "endpoint ABI %u.%u, driver %u.%u\n",
+			 abi >> 16, abi & 0xffff, FL_ABI_MAJOR, FL_ABI_MINOR);
+	return 0;
+}
+
+/* Poll fl_bar_status.state for @want, bounded. */
+static int fl_setup_wait_state(struct fl_host *host, u32 want, u32 *state)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(FL_SETUP_TIMEOUT_MS);
+
+	for (;;) {
+		*state = readl(host->bar + FL_STATUS(state));
+		if (*state == want)
+			return 0;
+		if (*state == FL_STATE_ERROR && want != FL_STATE_RESET)
+			return -EIO;
+		if (time_after(jiffies, end))
+			return -ETIMEDOUT;
+		usleep_range(500, 1000);
+	}
+}
+
+static const char *fl_state_name(u32 state)
+{
+	switch (state) {
+	case FL_STATE_RESET:
+		return "RESET";
+	case FL_STATE_READY:
+		return "READY";
+	case FL_STATE_ERROR:
+		return "ERROR";
+	default:
+		return "unknown";
+	}
+}
+
+/**
+ * fl_setup_disable() - clear %FL_CTRL_ENABLE and wait for the endpoint to stop
+ * @host: the device; fl_host.lock held.
+ *
+ * Return: 0, or -ETIMEDOUT when the endpoint did not reach %FL_STATE_RESET in time (it may
+ * still write the completion ring).
+ */
+int fl_setup_disable(struct fl_host *host)
+{
+	u32 state;
+	int ret;
+
+	lockdep_assert_held(&host->lock);
+	host->enabled = false;
+	writel(0, host->bar + FL_CTRL(ctrl));
+	ret = fl_setup_wait_state(host, FL_STATE_RESET, &state);
+	if (ret)
+		dev_err(host->dev, "endpoint did not reset within %u ms (state %s)\n",
+			FL_SETUP_TIMEOUT_MS, fl_state_name(state));
+	return ret;
+}
+
+/**
+ * fl_setup_enable() - the enable handshake
+ * @host: the device; fl_host.lock held; completion ring allocated, vector set up.
+ *
+ * Resets the endpoint if it runs (e.g. a previous driver instance left it enabled), clears
+ * the completion ring, zeroes the doorbell indices, writes fl_bar_ctrl, sets
+ * %FL_CTRL_ENABLE and waits (bounded) for %FL_STATE_READY.
+ *
+ * Return: 0, -EIO when the endpoint refused (state ERROR), -ETIMEDOUT.
+ */
+int fl_setup_enable(struct fl_host *host)
+{
+	u32 state, error, generation;
+	int ret;
+
+	lockdep_assert_held(&host->lock);
+	state = readl(host->bar + FL_STATUS(state));
+	if (state != FL_STATE_RESET) {
+		dev_info(host->dev, "endpoint is %s: resetting it first\n", fl_state_name(state));
+		ret = fl_setup_disable(host);
+		if (ret)
+			return ret;
+	}
+	generation = readl(host->bar + FL_STATUS(generation));
+
+	memset(host->cq_area, 0, host->cq_bytes);
+	fl_q_init_rings(host);
+	host->features = host->offered & FL_F_ALL;
+
+	writel(0, host->bar + FL_DB(tx_prod));
+	writel(0, host->bar + FL_DB(rx_prod));
+	writel(0, host->bar + FL_DB(cq_cons));
+	/* armed from the start: interrupt for the first completion */
+	writel(0, host->bar + FL_DB(cq_event));
+	writel(host->cq_entries, host->bar + FL_CTRL(cq_entries));
+	lo_hi_writeq(host->cq_dma, host->bar + FL_CTRL(cq_addr));
+	lo_hi_writeq(host->features, host->bar + FL_CTRL(features));
+	writel(host->irq_type, host->bar + FL_CTRL(irq_type));
+	writel(host->irq_type == FL_IRQ_NONE ? 0 : 1, host->bar + FL_CTRL(irq_vectors));
+	/*
+	 * writel() orders the earlier writes (and the memset of the coherent ring) before the
+	 * enable bit reaches the endpoint.
+	 */
+	writel(FL_CTRL_ENABLE, host->bar + FL_CTRL(ctrl));
+
+	ret = fl_setup_wait_state(host, FL_STATE_READY, &state);
+	if (ret) {
+		error = readl(host->bar + FL_STATUS(error));
+		dev_err(host->dev, "endpoint not ready after enable: state %s, error %u%s\n",
+			fl_state_name(state), error,
+			ret == -ETIMEDOUT ? " (timeout)" : "");
+		writel(0, host->bar + FL_CTRL(ctrl));
+		return ret;
+	}
+	host->generation = readl(host->bar + FL_STATUS(generation));
+	if (host->generation == generation)
+		dev_warn(host->dev, "endpoint generation did not change at enable (%u)\n",
+			 generation);
+	host->enabled = true;
+	return 0;
+}
