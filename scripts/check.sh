@@ -61,6 +61,7 @@ stage "modules newest W=1" counted scripts/build-modules.sh newest "$knew"
 stage "userspace (arm64)" scripts/build-userspace.sh "$k612"
 
 vm_status=0
+mkdir -p build/vm
 echo "==== stage: VM tests"
 s=$(date +%s)
 scripts/vm-run.sh --log build/vm/console.log | tee build/vm/summary.txt || vm_status=1
