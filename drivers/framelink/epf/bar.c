@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framelink-epf: BAR0 (header, control, status, doorbell, rings).
+ *
+ * BAR0 is endpoint memory the host writes with posted writes. The endpoint
+ * writes the header once (epc_init) and the status block; everything the host
+ * wrote is copied out once and validated before use (fl_proto.h).
+ *
+ * Copyright (C) 2026 The framelink authors
+ */
+
+#include <linux/io.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+
+#include "epf.h"
+
+/**
+ * fl_bar_alloc() - allocate BAR0 and lay it out (bind)
+ * @ep: the endpoint.
+ *
+ * BAR0 is 1 MiB, 64-bit, the only BAR mainline Tegra234 offers.
+ *
+ * Return: 0 or a negative errno.
+ */
+int fl_bar_alloc(struct fl_ep *ep)
+{
+	const struct pci_epc_bar_desc *bd = &ep->features->bar[BAR_0];
+	struct pci_epf *epf = ep->epf;
+	void *base;
+
+	if (pci_epc_get_first_free_bar(ep->features) != BAR_0) {
+		dev_err(ep->dev, "framelink needs BAR0, the controller reserves it\n");
+		return -EINVAL;
+	}
+	if (bd->type == BAR_FIXED && bd->fixed_size < FL_BAR_SIZE) {
+		dev_err(ep->dev, "BAR0 is fixed at %llu bytes, framelink needs %u\n",
+			bd->fixed_size, FL_BAR_SIZE);
+		return -EINVAL;
+	}
+	base = pci_epf_alloc_space(epf, FL_BAR_SIZE, BAR_0, ep->features, PRIMARY_INTERFACE);
+	if (!base) {
+		dev_err(ep->dev, "cannot allocate BAR0\n");
+		return -ENOMEM;
+	}
+	/* 64-bit, so the host may place it anywhere (BAR1 is its upper half) */
+	epf->bar[BAR_0].flags |= PCI_BASE_ADDRESS_MEM_TYPE_64;
+	memset(base, 0, epf->bar[BAR_0].size);
+
+	ep->bar = base;
+	ep->hdr = base + FL_BAR_HEADER_OFFSET;
+	ep->ctrl = base + FL_BAR_CTRL_OFFSET;
+	ep->status = base + FL_BAR_STATUS_OFFSET;
+	ep->db = base + FL_BAR_DOORBELL_OFFSET;
+	ep->entries = ep->cfg.ring_entries;
+	ep->tx_ring = base + FL_BAR_RINGS_OFFSET;
+	ep->rx_ring = (void *)(ep->tx_ring + ep->entries);
+	ep->state = FL_STATE_RESET;
+	return 0;
+}
+
+/**
+ * fl_bar_free() - free BAR0 (unbind)
+ * @ep: the endpoint.
+ */
+void fl_bar_free(struct fl_ep *ep)
+{
+	if (!ep->bar)
+		return;
+	pci_epf_free_space(ep->epf, ep->bar, BAR_0, PRIMARY_INTERFACE);
+	ep->bar = NULL;
+}
+
+/**
+ * fl_bar_write_header() - publish the header once the data path is known (epc_init)
+ * @ep: the endpoint.
+ */
+void fl_bar_write_header(struct fl_ep *ep)
+{
+	struct fl_bar_header *h = ep->hdr;
+	u32 rx_off = FL_BAR_RINGS_OFFSET + ep->entries * sizeof(struct fl_tx_desc);
+
+	ep->offered = FL_F_CQ_EVENT | FL_F_TIMESTAMPS | (ep->nrd || ep->nwr ? FL_F_DMA : 0);
+	WRITE_ONCE(h->abi_version, cpu_to_le32(FL_ABI_VERSION));
+	WRITE_ONCE(h->features, cpu_to_le64(ep->offered));
+	WRITE_ONCE(h->bar_size, cpu_to_le32(FL_BAR_SIZE));
+	WRITE_ONCE(h->tx_ring_offset, cpu_to_le32(FL_BAR_RINGS_OFFSET));
+	WRITE_ONCE(h->tx_entries, cpu_to_le32(ep->entries));
+	WRITE_ONCE(h->rx_ring_offset, cpu_to_le32(rx_off));
+	WRITE_ONCE(h->rx_entries, cpu_to_le32(ep->entries));
+	WRITE_ONCE(h->max_frame, cpu_to_le32(ep->slot_size));
+	WRITE_ONCE(h->ep_slots, cpu_to_le32(ep->nslots));
+	/* The magic last: a host that sees it sees the rest */
+	wmb();
+	WRITE_ONCE(h->magic, cpu_to_le32(FL_MAGIC));
+}
+
+static bool fl_irq_mode_allows(struct fl_ep *ep, u32 mode)
+{
+	return ep->cfg.irq_mode == FL_EP_IRQ_AUTO || ep->cfg.irq_mode == mode;
+}
+
+/**
+ * fl_bar_setup() - program the controller (epc_init)
+ * @ep: the endpoint.
+ *
+ * Writes the configuration header and the BAR0 header, sets BAR0 and the
+ * interrupt capabilities the mode allows. DMA channels are requested before
+ * (fl_xfer_init_hw) so the header can offer %FL_F_DMA.
+ *
+ * Return: 0 or a negative errno.
+ */
+int fl_bar_setup(struct fl_ep *ep)
+{
+	struct pci_epf *epf = ep->epf;
+	struct pci_epc *epc = ep->epc;
+	int ret;
+
+	if (ep->cfg.irq_mode == FL_EP_IRQ_NONE ||
+	    !fl_irq_mode_allows(ep, FL_EP_IRQ_INTX))
+		epf->header->interrupt_pin = PCI_INTERRUPT_UNKNOWN;
+	else if (!epf->header->interrupt_pin)
+		epf->header->interrupt_pin = PCI_INTERRUPT_INTA;
+	if (epf->vfunc_no <= 1) {
+		ret = pci_epc_write_header(epc, epf->func_no, epf->vfunc_no, epf->header);
+		if (ret) {
+			dev_err(ep->dev, "cannot write the configuration header: %d\n", ret);
+			return ret;
+		}
+	}
+
+	ret = pci_epc_set_bar(epc, epf->func_no, epf->vfunc_no, &epf->bar[BAR_0]);
+	if (ret) {
+		dev_err(ep->dev, "cannot set BAR0: %d\n", ret);
+		return ret;
+	}
+
+	ep->msi = false;
+	ep->msix = false;
+	if (ep->features->msi_capable && fl_irq_mode_allows(ep, FL_EP_IRQ_MSI)) {
+		ret = pci_epc_set_msi(epc, epf->func_no, epf->vfunc_no,
+				      max_t(u8, epf->msi_interrupts, 1));
+		if (ret)
+			dev_warn(ep->dev, "MSI set-up failed: %d\n", ret);
+		ep->msi = !ret;
+	}
+	if (ep->features->msix_capable && fl_irq_mode_allows(ep, FL_EP_IRQ_MSIX)) {
+		u16 n = epf->msix_interrupts ?: FL_EP_MSIX_VECTORS;
+
+		ret = pci_epc_set_msix(epc, epf->func_no, epf->vfunc_no, n, BAR_0,
+				       FL_EP_MSIX_OFFSET);
+		if (ret)
+			dev_warn(ep->dev, "MSI-X set-up failed: %d\n", ret);
+		ep->msix = !ret;
+	}
+	return 0;
+}
+
+/**
+ * fl_bar_clear() - take BAR0 off the controller (deinit, unbind)
+ * @ep: the endpoint.
+ */
+void fl_bar_clear(struct fl_ep *ep)
+{
+	struct pci_epf *epf = ep->epf;
+
+	pci_epc_clear_bar(ep->epc, epf->func_no, epf->vfunc_no, &epf->bar[BAR_0]);
+}
+
+/**
+ * fl_bar_set_state() - write the status block
+ * @ep: the endpoint (engine context, or the engine is stopped).
+ * @state: FL_STATE_*.
+ * @error: FL_ERR_*.
+ */
+void fl_bar_set_state(struct fl_ep *ep, u32 state, u32 error)
+{
+	struct fl_bar_status *st = ep->status;
+
+	if (state == FL_STATE_READY)
+		WRITE_ONCE(st->generation,
+			   cpu_to_le32(le32_to_cpu(READ_ONCE(st->generation)) + 1));
+	WRITE_ONCE(st->error, cpu_to_le32(error));
+	/* error and generation before the state the host waits for */
+	wmb();
+	WRITE_ONCE(st->state, cpu_to_le32(state));
+	ep->state = state;
+}
+
+/**
+ * fl_bar_proto_error() - the host broke the protocol: stop the queues, tell it
+ * @ep: the endpoint (engine context).
+ * @error: FL_ERR_* for the status block.
+ * @what: what was wrong, for the log.
+ *
+ * Everything in flight fails, the state becomes %FL_STATE_ERROR until the
+ * host clears %FL_CTRL_ENABLE, and an interrupt is raised if the host set
+ * one up.
+ */
+void fl_bar_proto_error(struct fl_ep *ep, u32 error, const char *what)
+{
+	fl_stat_add(ep, FL_STAT_PROTO_ERRORS, 1);
+	dev_err_ratelimited(ep->dev, "protocol error from the host: %s; queues stopped\n", what);
+	if (ep->state == FL_STATE_READY)
+		fl_ring_abort(ep);
+	fl_bar_set_state(ep, FL_STATE_ERROR, error);
+	fl_cq_raise(ep);
+}

@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * framelink-epf: the endpoint function (Orin side) of framelink.
+ *
+ * One struct fl_epf per configfs function (probe to remove) holds the configfs
+ * attributes; one struct fl_ep per binding (bind to unbind, kept alive by open
+ * files until their last close) holds BAR0, the frame slots, the DMA channels,
+ * the engine thread and the queues of /dev/framelink-ep<N>.
+ *
+ * Threads and what they own:
+ *  - the engine thread (poll.c) is the only one that reads the host's rings,
+ *    moves frames, writes BAR0 status and publishes completions; everything
+ *    under "engine private" below is touched by it alone, or by whoever
+ *    stopped it (link down, deinit, unbind) once kthread_stop() returned;
+ *  - DMA callbacks (xfer.c) only finish a transfer (atomics) and kick the engine;
+ *  - ioctls (cdev.c) exchange slots with the engine through the queues under
+ *    @q_lock.
+ *
+ * Copyright (C) 2026 The framelink authors
+ */
+#ifndef _FRAMELINK_EPF_H
+#define _FRAMELINK_EPF_H
+
+#include <linux/atomic.h>
+#include <linux/configfs.h>
+#include <linux/dmaengine.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/pci-epc.h>
+#include <linux/pci-epf.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include "fl_proto.h"
+
+/* Defaults the host driver matches: NVIDIA (the Orin), framelink function */
+#define FL_EP_VENDOR_ID		0x10de
+#define FL_EP_DEVICE_ID		0x22fe
+
+#define FL_EP_MAX_CHANNELS	8	/* dw-edma: up to 8 per direction */
+#define FL_EP_MAX_SLOTS		256
+#define FL_EP_MSIX_OFFSET	0x80000	/* MSI-X table in BAR0, after the largest rings */
+#define FL_EP_MSIX_VECTORS	8	/* when the configfs msix_interrupts is 0 */
+#define FL_EP_IRQ_VECTOR	1	/* completions */
+#define FL_EP_WIN_SIZE		SZ_1M	/* outbound window for CPU copies and completions */
+#define FL_EP_SPLIT_MIN		SZ_256K	/* smallest part of a frame split across channels */
+#define FL_EP_NO_SLOT		U32_MAX
+
+/* configfs irq_mode: which interrupt capabilities the function offers */
+enum fl_ep_irq_mode {
+	FL_EP_IRQ_AUTO,		/* whatever the controller supports */
+	FL_EP_IRQ_MSIX,
+	FL_EP_IRQ_MSI,
+	FL_EP_IRQ_INTX,
+	FL_EP_IRQ_NONE,		/* the host polls */
+};
+
+/**
+ * struct fl_ep_cfg - configfs attributes, copied at bind
+ * @slots: frame slots.
+ * @slot_size: bytes per slot (largest frame), a multiple of PAGE_SIZE.
+ * @ring_entries: entries of each BAR0 descriptor ring (power of two).
+ * @dma_channels: DMA channels per direction, 0 = CPU copies only.
+ * @crossover: frames below this many bytes are copied by the CPU.
+ * @poll_min_us: first idle polling interval.
+ * @poll_max_us: longest idle polling interval (<= 1000).
+ * @irq_mode: enum fl_ep_irq_mode.
+ */
+struct fl_ep_cfg {
+	u32 slots;
+	u32 slot_size;
+	u32 ring_entries;
+	u32 dma_channels;
+	u32 crossover;
+	u32 poll_min_us;
+	u32 poll_max_us;
+	u32 irq_mode;
+};
+
+struct fl_ep;
+
+/**
+ * struct fl_epf - one framelink function (probe to remove)
+ * @epf: the endpoint function.
+ * @header: its configuration header (configfs vendorid/deviceid/... write here).
+ * @group: configfs group with the framelink attributes.
+ * @cfg_lock: protects @cfg and @ep against configfs stores racing bind/unbind.
+ * @cfg: attribute values.
+ * @ep: the running instance between bind and unbind.
+ */
+struct fl_epf {
+	struct pci_epf *epf;
+	struct pci_epf_header header;
+	struct config_group group;
+	struct mutex cfg_lock; /* protects cfg and ep */
+	struct fl_ep_cfg cfg;
+	struct fl_ep *ep;
+};
+
+/* Who owns a frame slot; exactly one at a time */
+enum fl_slot_state {
+	FL_SLOT_APP,		/* the endpoint app */
+	FL_SLOT_POSTED,		/* posted for a frame from the host */
+	FL_SLOT_RX,		/* a frame from the host is being copied in */
+	FL_SLOT_QUEUED,		/* submitted, waiting for a host buffer */
+	FL_SLOT_TX,		/* being copied to the host */
+	FL_SLOT_DONE,		/* completion waiting for REAP */
+};
+
+/**
+ * struct fl_slot - bookkeeping of one frame slot
+ * @state: enum fl_slot_state.
+ * @ts_post: CLOCK_MONOTONIC ns of the POST.
+ */
+struct fl_slot {
+	u32 state;
+	u64 ts_post;
+};
+
+/**
+ * struct fl_sub - a frame the app submitted (FL_IOC_SUBMIT)
+ * @slot: slot index.
+ * @bytes: frame length.
+ * @flags: FL_FRAME_*.
+ * @cookie: the app's cookie.
+ * @ts_submit: CLOCK_MONOTONIC ns of the SUBMIT.
+ */
+struct fl_sub {
+	u32 slot;
+	u32 bytes;
+	u32 flags;
+	u64 cookie;
+	u64 ts_submit;
+};
+
+struct fl_xfer;
+
+/**
+ * struct fl_xfer_part - one DMA descriptor of a transfer
+ * @x: the transfer.
+ */
+struct fl_xfer_part {
+	struct fl_xfer *x;
+};
+
+/**
+ * struct fl_xfer - one frame moving in either direction (preallocated per ring entry)
+ * @ep: the endpoint.
+ * @slot: endpoint slot, or %FL_EP_NO_SLOT for a descriptor failed before any copy.
+ * @id: host buffer id (echoed in the completion).
+ * @bytes: frame length.
+ * @flags: FL_FRAME_*.
+ * @seq: sequence number.
+ * @cookie: sender's cookie.
+ * @status: FL_ST_* once finished.
+ * @ts_submit: app SUBMIT/POST time (for its completion).
+ * @ts_start: when the copy was issued.
+ * @ts_done: when the copy finished.
+ * @pending: DMA parts outstanding, plus one while they are being submitted.
+ * @dma_err: a part failed.
+ * @done: finished; set with release ordering after @ts_done and @dma_err.
+ * @part: callback parameters of the DMA parts.
+ */
+struct fl_xfer {
+	struct fl_ep *ep;
+	u32 slot;
+	u32 id;
+	u32 bytes;
+	u32 flags;
+	u32 seq;
+	u64 cookie;
+	u16 status;
+	u64 ts_submit;
+	u64 ts_start;
+	u64 ts_done;
+	atomic_t pending;
+	bool dma_err;
+	bool done;
+	struct fl_xfer_part part[FL_EP_MAX_CHANNELS];
+};
+
+/**
+ * struct fl_fifo - a ring of slot-sized entries (app queues), under fl_ep.q_lock
+ * @head: next entry to take (free-running).
+ * @tail: next entry to fill (free-running).
+ * @mask: capacity - 1 (capacity a power of two >= slots).
+ */
+struct fl_fifo {
+	u32 head;
+	u32 tail;
+	u32 mask;
+};
+
+/**
+ * struct fl_ep_stats - counters behind FL_IOC_STATS (atomics: engine, callbacks, ioctls)
+ * @c: one per struct fl_stats field up to reaction_ns_max.
+ */
+struct fl_ep_stats {
+	atomic64_t c[12];
+};
+
+#define FL_STAT_TX_FRAMES	0
+#define FL_STAT_TX_BYTES	1
+#define FL_STAT_RX_FRAMES	2
+#define FL_STAT_RX_BYTES	3
+#define FL_STAT_ERRORS		4
+#define FL_STAT_PROTO_ERRORS	5
+#define FL_STAT_INTERRUPTS	6
+#define FL_STAT_DMA		7
+#define FL_STAT_CPU		8
+#define FL_STAT_POLLS		9
+#define FL_STAT_POLL_US		10
+#define FL_STAT_REACTION_NS	11
+
+/**
+ * struct fl_notify_src - what wakes the engine to look at BAR0 (RC -> EP)
+ * @name: for logs.
+ * @notify: FL_NOTIFY_* reported by FL_IOC_INFO.
+ * @wait: wait for a reason to look again; @idle tells that the last pass found
+ *	nothing to do. Every wait is bounded.
+ *
+ * Polling (poll.c) is the only source built; the kernel's endpoint doorbell
+ * (pci_epf_alloc_doorbell(), Linux >= 6.17) would be a second one.
+ */
+struct fl_notify_src {
+	const char *name;
+	u32 notify;
+	void (*wait)(struct fl_ep *ep, bool idle);
+};
+
+/**
+ * struct fl_ep - one bound framelink function
+ * @ref: held by the binding and by every open file.
+ * @fepf: the function.
+ * @epf: the endpoint function.
+ * @epc: its controller.
+ * @dev: the function's device (logs).
+ * @dma_dev: the controller's parent: slots, BAR memory and DMA engine.
+ * @cfg: configuration copied at bind.
+ * @features: the controller's features.
+ * @id: N of /dev/framelink-ep<N>.
+ * @name: "framelink-ep<N>".
+ * @misc: the character device.
+ *
+ * @bar: BAR0 memory (local to the endpoint, written by the host).
+ * @hdr: BAR0 header.
+ * @ctrl: BAR0 control (host writes).
+ * @status: BAR0 status (engine writes).
+ * @db: BAR0 doorbell (host writes).
+ * @tx_ring: host -> endpoint frame descriptors.
+ * @rx_ring: empty host buffers.
+ * @entries: entries in each descriptor ring.
+ * @offered: FL_F_* offered in the header.
+ * @msi: MSI capability set up.
+ * @msix: MSI-X capability set up.
+ *
+ * @slots_va: all frame slots, one physically contiguous allocation.
+ * @slots_dma: its DMA address.
+ * @slots_bytes: its size.
+ * @nslots: number of slots.
+ * @slot_size: bytes per slot.
+ *
+ * @life_lock: protects @hw_ready, @engine, @dead, @files and the hardware set-up
+ *	(BAR, channels, window); mmap takes it to see @dead.
+ * @hw_ready: epc_init done (BAR set, channels and window held).
+ * @engine: the engine thread while the link is up.
+ * @dead: unbound: no new work, mappings zapped, slots freed.
+ * @files: open files (to zap their mappings at unbind).
+ * @notify: the RC -> EP notification source.
+ * @engine_wq: the engine sleeps here between polls.
+ * @kick: set to wake the engine early (DMA done, SUBMIT, POST).
+ *
+ * @rd: read channels (DMA_DEV_TO_MEM).
+ * @wr: write channels (DMA_MEM_TO_DEV).
+ * @nrd: read channels held.
+ * @nwr: write channels held.
+ * @win_va: outbound window, CPU address.
+ * @win_phys: outbound window, controller address.
+ * @win_page: mapping granule of the window.
+ *
+ * @state: FL_STATE_* (engine private, mirrored in BAR0 status).
+ * @accepted: FL_F_* the host accepted (engine private).
+ * @cq_addr: host completion area (engine private).
+ * @cq_entries: host completion ring size (engine private).
+ * @irq_type: FL_IRQ_* the host enabled (engine private).
+ * @tx_cons: tx descriptors taken (engine private).
+ * @tx_done: tx descriptors completed (engine private).
+ * @rx_cons: rx descriptors taken (engine private).
+ * @rx_done: rx descriptors completed (engine private).
+ * @cq_prod: completions published (engine private).
+ * @rx_seq: sequence number of the next endpoint -> host frame (engine private).
+ * @tx_seen: last tx_prod seen (engine private).
+ * @t_seen: when it was seen, for the reaction time (engine private).
+ * @poll_us: current idle polling interval (engine private).
+ * @txx: transfer per tx ring entry.
+ * @rxx: transfer per rx ring entry.
+ * @cq_batch: completions being published.
+ *
+ * @q_lock: protects @slot, @posted, @subq, @compq, @post_fifo, @sub_fifo,
+ *	@comp_fifo, @openers, @engine_up and @link_epoch.
+ * @slot: per-slot owner.
+ * @posted: slot indices posted for receiving.
+ * @subq: frames submitted, not yet taken by the engine.
+ * @compq: completions waiting for REAP.
+ * @post_fifo: indices of @posted.
+ * @sub_fifo: indices of @subq.
+ * @comp_fifo: indices of @compq.
+ * @openers: open files.
+ * @engine_up: the engine runs (SUBMIT is accepted).
+ * @link_epoch: bumped at each link down, to wake REAP waiters with -ENOLINK.
+ * @app_wq: REAP and poll() wait here.
+ * @reap_lock: serializes REAP (completions leave the queue once copied out).
+ * @stats: FL_IOC_STATS counters.
+ */
+struct fl_ep {
+	struct kref ref;
+	struct fl_epf *fepf;
+	struct pci_epf *epf;
+	struct pci_epc *epc;
+	struct device *dev;
+	struct device *dma_dev;
+	struct fl_ep_cfg cfg;
+	const struct pci_epc_features *features;
+	int id;
+	char name[24];
+	struct miscdevice misc;
+
+	void *bar;
+	struct fl_bar_header *hdr;
+	struct fl_bar_ctrl *ctrl;
+	struct fl_bar_status *status;
+	struct fl_bar_doorbell *db;
+	struct fl_tx_desc *tx_ring;
+	struct fl_rx_desc *rx_ring;
+	u32 entries;
+	u64 offered;
+	bool msi;
+	bool msix;
+
+	void *slots_va;
+	dma_addr_t slots_dma;
+	size_t slots_bytes;
+	u32 nslots;
+	u32 slot_size;
+
+	struct mutex life_lock; /* protects hw_ready, engine, dead, files, hardware set-up */
+	bool hw_ready;
+	struct task_struct *engine;
+	bool dead;
+	struct list_head files;
+	const struct fl_notify_src *notify;
+	wait_queue_head_t engine_wq;
+	atomic_t kick;
+
+	struct dma_chan *rd[FL_EP_MAX_CHANNELS];
+	struct dma_chan *wr[FL_EP_MAX_CHANNELS];
+	u32 nrd;
+	u32 nwr;
+	u32 rd_next;
+	u32 wr_next;
+	void __iomem *win_va;
+	phys_addr_t win_phys;
+	size_t win_page;
+
+	u32 state;
+	u64 accepted;
+	u64 cq_addr;
+	u32 cq_entries;
+	u32 irq_type;
+	u32 tx_cons;
+	u32 tx_done;
+	u32 rx_cons;
+	u32 rx_done;
+	u32 cq_prod;
+	u32 rx_seq;
+	u32 tx_seen;
+	u64 t_seen;
+	u32 poll_us;
+	struct fl_xfer *txx;
+	struct fl_xfer *rxx;
+	struct fl_cqe *cq_batch;
+
+	spinlock_t q_lock; /* protects slot states, the app queues, openers, engine_up */
+	struct fl_slot *slot;
+	u32 *posted;
+	struct fl_sub *subq;
+	struct fl_completion *compq;
+	struct fl_fifo post_fifo;
+	struct fl_fifo sub_fifo;
+	struct fl_fifo comp_fifo;
+	int openers;
+	bool engine_up;
+	u32 link_epoch;
+	wait_queue_head_t app_wq;
+	struct mutex reap_lock; /* serializes REAP */
+	struct fl_ep_stats stats;
+};
+
+static inline void fl_stat_add(struct fl_ep *ep, int i, u64 v)
+{
+	atomic64_add(v, &ep->stats.c[i]);
+}
+
+static inline void fl_stat_max(struct fl_ep *ep, int i, u64 v)
+{
+	s64 old = atomic64_read(&ep->stats.c[i]);
+
+	while ((u64)old < v && !atomic64_try_cmpxchg(&ep->stats.c[i], &old, v))
+		;
+}
+
+/* configfs.c */
+struct config_group *fl_cfs_add(struct pci_epf *epf, struct config_group *group);
+void fl_cfs_defaults(struct fl_ep_cfg *cfg);
+
+/* bar.c */
+int fl_bar_alloc(struct fl_ep *ep);
+void fl_bar_free(struct fl_ep *ep);
+int fl_bar_setup(struct fl_ep *ep);
+void fl_bar_clear(struct fl_ep *ep);
+void fl_bar_set_state(struct fl_ep *ep, u32 state, u32 error);
+void fl_bar_write_header(struct fl_ep *ep);
+void fl_bar_proto_error(struct fl_ep *ep, u32 error, const char *what);
+
+/* slots.c */
+int fl_slots_alloc(struct fl_ep *ep);
+void fl_slots_free(struct fl_ep *ep);
+void fl_slots_free_meta(struct fl_ep *ep);
+int fl_slots_mmap(struct fl_ep *ep, struct vm_area_struct *vma);
+u32 fl_q_take_posted(struct fl_ep *ep, u64 *ts_post);
+bool fl_q_peek_sub(struct fl_ep *ep, struct fl_sub *sub);
+void fl_q_pop_sub(struct fl_ep *ep);
+void fl_q_complete(struct fl_ep *ep, const struct fl_xfer *x, u32 queue, int status);
+void fl_q_cancel_submitted(struct fl_ep *ep);
+void fl_q_release_all(struct fl_ep *ep);
+int fl_q_submit(struct fl_ep *ep, const struct fl_frame *f);
+int fl_q_post(struct fl_ep *ep, u32 idx);
+bool fl_q_has_completions(struct fl_ep *ep);
+u32 fl_q_peek_completions(struct fl_ep *ep, struct fl_completion *out, u32 max);
+void fl_q_drop_completions(struct fl_ep *ep, u32 n);
+
+/* xfer.c */
+int fl_xfer_init_hw(struct fl_ep *ep);
+void fl_xfer_exit_hw(struct fl_ep *ep);
+void fl_xfer_terminate(struct fl_ep *ep);
+void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host);
+int fl_win_write(struct fl_ep *ep, u64 pci_addr, const void *src, size_t len);
+static inline bool fl_xfer_done(struct fl_xfer *x)
+{
+	/* Pairs with the release in xfer.c: the result is visible once done is */
+	return smp_load_acquire(&x->done);
+}
+
+/* poll.c */
+int fl_engine_start(struct fl_ep *ep);
+void fl_engine_stop(struct fl_ep *ep, u32 error);
+void fl_engine_kick(struct fl_ep *ep);
+
+/* ring.c */
+void fl_ring_reset(struct fl_ep *ep);
+bool fl_ring_pass(struct fl_ep *ep);
+void fl_ring_abort(struct fl_ep *ep);
+
+/* cq.c */
+bool fl_cq_publish(struct fl_ep *ep);
+int fl_cq_init(struct fl_ep *ep);
+void fl_cq_raise(struct fl_ep *ep);
+
+/* cdev.c */
+int fl_cdev_register(struct fl_ep *ep);
+void fl_cdev_unregister(struct fl_ep *ep);
+void fl_ep_put(struct fl_ep *ep);
+
+#endif /* _FRAMELINK_EPF_H */

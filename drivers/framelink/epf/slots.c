@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framelink-epf: frame slots, their owners and the app queues.
+ *
+ * The slots are one physically contiguous dma_alloc_coherent() allocation on
+ * the controller's parent device, i.e. from its reserved-memory pool (on the
+ * Orin the GPU-reachable region of the DT overlay; on pci-epc-loop a no-map
+ * shared-dma-pool), and are mmap()ed to the endpoint app.
+ *
+ * Every slot has exactly one owner (enum fl_slot_state); the app can only
+ * SUBMIT or POST a slot it owns (-EBUSY otherwise) and gets it back with a
+ * completion it REAPs. Three FIFOs link the app and the engine: posted
+ * slots, submitted frames and completions; all under ep->q_lock.
+ *
+ * Copyright (C) 2026 The framelink authors
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "epf.h"
+
+static u32 fl_fifo_len(const struct fl_fifo *f)
+{
+	return f->tail - f->head;
+}
+
+/**
+ * fl_slots_alloc() - allocate the slots and every per-frame structure (bind)
+ * @ep: the endpoint.
+ *
+ * Nothing on the data path allocates memory afterwards.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int fl_slots_alloc(struct fl_ep *ep)
+{
+	u32 cap = roundup_pow_of_two(ep->cfg.slots);
+	u32 i, j;
+
+	ep->nslots = ep->cfg.slots;
+	ep->slot_size = PAGE_ALIGN(ep->cfg.slot_size);
+	ep->slots_bytes = (size_t)ep->nslots * ep->slot_size;
+
+	ep->slot = kcalloc(ep->nslots, sizeof(*ep->slot), GFP_KERNEL);
+	ep->posted = kcalloc(cap, sizeof(*ep->posted), GFP_KERNEL);
+	ep->subq = kcalloc(cap, sizeof(*ep->subq), GFP_KERNEL);
+	ep->compq = kcalloc(cap, sizeof(*ep->compq), GFP_KERNEL);
+	ep->txx = kcalloc(ep->entries, sizeof(*ep->txx), GFP_KERNEL);
+	ep->rxx = kcalloc(ep->entries, sizeof(*ep->rxx), GFP_KERNEL);
+	ep->cq_batch = kcalloc(2 * ep->entries, sizeof(*ep->cq_batch), GFP_KERNEL);
+	if (!ep->slot || !ep->posted || !ep->subq || !ep->compq || !ep->txx || !ep->rxx ||
+	    !ep->cq_batch)
+		goto free_meta;
+	ep->post_fifo.mask = cap - 1;
+	ep->sub_fifo.mask = cap - 1;
+	ep->comp_fifo.mask = cap - 1;
+	for (i = 0; i < ep->entries; i++) {
+		ep->txx[i].ep = ep;
+		ep->rxx[i].ep = ep;
+		for (j = 0; j < FL_EP_MAX_CHANNELS; j++) {
+			ep->txx[i].part[j].x = &ep->txx[i];
+			ep->rxx[i].part[j].x = &ep->rxx[i];
+		}
+	}
+
+	ep->slots_va = dma_alloc_coherent(ep->dma_dev, ep->slots_bytes, &ep->slots_dma,
+					  GFP_KERNEL);
+	if (!ep->slots_va)
+		goto no_pool;
+	return 0;
+
+no_pool:
+	dev_err(ep->dev, "cannot allocate %u slots of %u bytes from %s's pool\n",
+		ep->nslots, ep->slot_size, dev_name(ep->dma_dev));
+free_meta:
+	fl_slots_free_meta(ep);
+	return -ENOMEM;
+}
+
+/**
+ * fl_slots_free() - free the slot memory (unbind, after user mappings are zapped)
+ * @ep: the endpoint.
+ */
+void fl_slots_free(struct fl_ep *ep)
+{
+	if (!ep->slots_va)
+		return;
+	dma_free_coherent(ep->dma_dev, ep->slots_bytes, ep->slots_va, ep->slots_dma);
+	ep->slots_va = NULL;
+}
+
+/**
+ * fl_slots_free_meta() - free the bookkeeping (last reference)
+ * @ep: the endpoint.
+ */
+void fl_slots_free_meta(struct fl_ep *ep)
+{
+	kfree(ep->cq_batch);
+	kfree(ep->rxx);
+	kfree(ep->txx);
+	kfree(ep->compq);
+	kfree(ep->subq);
+	kfree(ep->posted);
+	kfree(ep->slot);
+	ep->cq_batch = NULL;
+	ep->rxx = NULL;
+	ep->txx = NULL;
+	ep->compq = NULL;
+	ep->subq = NULL;
+	ep->posted = NULL;
+	ep->slot = NULL;
+}
+
+/*
+ * User mappings are PFN maps without a fault handler: once zapped at unbind,
+ * an access gets SIGBUS instead of reaching freed memory.
+ */
+static const struct vm_operations_struct fl_slots_vm_ops = {
+};
+
+/**
+ * fl_slots_mmap() - map slots to the app
+ * @ep: the endpoint (caller holds life_lock and checked it is alive).
+ * @vma: the mapping; offset 0 is slot 0, slot i at i * slot_size.
+ *
+ * Return: 0 or a negative errno.
+ */
+int fl_slots_mmap(struct fl_ep *ep, struct vm_area_struct *vma)
+{
+	unsigned long len = vma->vm_end - vma->vm_start;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+
+	if (off >= ep->slots_bytes || len > ep->slots_bytes - off)
+		return -EINVAL;
+	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	/* The kernel maps the pool write-combined: same attributes for the app */
+	vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+	vma->vm_ops = &fl_slots_vm_ops;
+	return dma_mmap_coherent(ep->dma_dev, vma, ep->slots_va, ep->slots_dma, ep->slots_bytes);
+}
+
+/**
+ * fl_q_post() - the app gives a slot for a frame from the host (FL_IOC_POST)
+ * @ep: the endpoint.
+ * @idx: slot index.
+ *
+ * Return: 0, -EINVAL for a bad index, -EBUSY when the app does not own it,
+ * -ENODEV after unbind.
+ */
+int fl_q_post(struct fl_ep *ep, u32 idx)
+{
+	int ret = 0;
+
+	if (idx >= ep->nslots)
+		return -EINVAL;
+	spin_lock(&ep->q_lock);
+	if (ep->dead) {
+		ret = -ENODEV;
+	} else if (ep->slot[idx].state != FL_SLOT_APP) {
+		ret = -EBUSY;
+	} else {
+		ep->slot[idx].state = FL_SLOT_POSTED;
+		ep->slot[idx].ts_post = ktime_get_ns();
+		ep->posted[ep->post_fifo.tail++ & ep->post_fifo.mask] = idx;
+	}
+	spin_unlock(&ep->q_lock);
+	return ret;
+}
+
+/**
+ * fl_q_submit() - the app sends a frame (FL_IOC_SUBMIT)
+ * @ep: the endpoint.
+ * @f: the frame, copied from user space.
+ *
+ * Return: 0, -EINVAL for a bad index, flags or reserved field, -EMSGSIZE
+ * for a size of 0 or above the slot size, -EBUSY when the app does not own
+ * the slot, -ENOLINK while the link is down, -ENODEV after unbind.
+ */
+int fl_q_submit(struct fl_ep *ep, const struct fl_frame *f)
+{
+	int ret = 0;
+
+	if (f->buf >= ep->nslots || f->reserved || (f->flags & ~FL_FRAME_FLAGS))
+		return -EINVAL;
+	if (!f->bytes || f->bytes > ep->slot_size)
+		return -EMSGSIZE;
+	spin_lock(&ep->q_lock);
+	if (ep->dead) {
+		ret = -ENODEV;
+	} else if (ep->slot[f->buf].state != FL_SLOT_APP) {
+		ret = -EBUSY;
+	} else if (!ep->engine_up) {
+		ret = -ENOLINK;
+	} else {
+		struct fl_sub *s = &ep->subq[ep->sub_fifo.tail++ & ep->sub_fifo.mask];
+
+		ep->slot[f->buf].state = FL_SLOT_QUEUED;
+		*s = (struct fl_sub){
+			.slot = f->buf, .bytes = f->bytes, .flags = f->flags,
+			.cookie = f->cookie, .ts_submit = ktime_get_ns(),
+		};
+	}
+	spin_unlock(&ep->q_lock);
+	return ret;
+}
+
+/**
+ * fl_q_take_posted() - the engine takes a posted slot for a frame from the host
+ * @ep: the endpoint.
+ * @ts_post: out: when it was posted.
+ *
+ * Return: the slot index, or %FL_EP_NO_SLOT when none is posted.
+ */
+u32 fl_q_take_posted(struct fl_ep *ep, u64 *ts_post)
+{
+	u32 idx = FL_EP_NO_SLOT;
+
+	spin_lock(&ep->q_lock);
+	if (fl_fifo_len(&ep->post_fifo)) {
+		idx = ep->posted[ep->post_fifo.head++ & ep->post_fifo.mask];
+		ep->slot[idx].state = FL_SLOT_RX;
+		*ts_post = ep->slot[idx].ts_post;
+	}
+	spin_unlock(&ep->q_lock);
+	return idx;
+}
+
+/**
+ * fl_q_peek_sub() - the next frame the app submitted, left in the queue
+ * @ep: the endpoint.
+ * @sub: out: the frame.
+ *
+ * Return: false when nothing is submitted.
+ */
+bool fl_q_peek_sub(struct fl_ep *ep, struct fl_sub *sub)
+{
+	bool ret = false;
+
+	spin_lock(&ep->q_lock);
+	if (fl_fifo_len(&ep->sub_fifo)) {
+		*sub = ep->subq[ep->sub_fifo.head & ep->sub_fifo.mask];
+		ret = true;
+	}
+	spin_unlock(&ep->q_lock);
+	return ret;
+}
+
+/**
+ * fl_q_pop_sub() - the engine takes the frame fl_q_peek_sub() returned
+ * @ep: the endpoint.
+ */
+void fl_q_pop_sub(struct fl_ep *ep)
+{
+	spin_lock(&ep->q_lock);
+	if (fl_fifo_len(&ep->sub_fifo)) {
+		struct fl_sub *s = &ep->subq[ep->sub_fifo.head++ & ep->sub_fifo.mask];
+
+		ep->slot[s->slot].state = FL_SLOT_TX;
+	}
+	spin_unlock(&ep->q_lock);
+}
+
+/* Queue a completion for the app, or give the slot back if nobody listens */
+static void fl_q_push_completion(struct fl_ep *ep, const struct fl_completion *c)
+{
+	lockdep_assert_held(&ep->q_lock);
+	if (!ep->openers || ep->dead) {
+		ep->slot[c->buf].state = FL_SLOT_APP;
+		return;
+	}
+	ep->slot[c->buf].state = FL_SLOT_DONE;
+	ep->compq[ep->comp_fifo.tail++ & ep->comp_fifo.mask] = *c;
+}
+
+/**
+ * fl_q_complete() - hand a finished frame's slot back to the app
+ * @ep: the endpoint.
+ * @x: the transfer (with a slot).
+ * @queue: %FL_Q_TX (the app's frame went to the host) or %FL_Q_RX (a frame arrived).
+ * @status: 0 or a negative errno.
+ */
+void fl_q_complete(struct fl_ep *ep, const struct fl_xfer *x, u32 queue, int status)
+{
+	struct fl_completion c = {
+		.buf = x->slot,
+		.bytes = x->bytes,
+		.queue = queue,
+		.status = status,
+		.flags = x->flags,
+		.seq = x->seq,
+		.cookie = x->cookie,
+		.ts_submit = x->ts_submit,
+		.ts_dma_start = x->ts_start,
+		.ts_dma_done = x->ts_done,
+		.ts_delivered = ktime_get_ns(),
+	};
+
+	if (status) {
+		fl_stat_add(ep, FL_STAT_ERRORS, 1);
+	} else if (queue == FL_Q_TX) {
+		fl_stat_add(ep, FL_STAT_TX_FRAMES, 1);
+		fl_stat_add(ep, FL_STAT_TX_BYTES, x->bytes);
+	} else {
+		fl_stat_add(ep, FL_STAT_RX_FRAMES, 1);
+		fl_stat_add(ep, FL_STAT_RX_BYTES, x->bytes);
+	}
+	spin_lock(&ep->q_lock);
+	fl_q_push_completion(ep, &c);
+	spin_unlock(&ep->q_lock);
+	wake_up_interruptible(&ep->app_wq);
+}
+
+/**
+ * fl_q_cancel_submitted() - fail every submitted frame not yet taken (reset, link down)
+ * @ep: the endpoint.
+ */
+void fl_q_cancel_submitted(struct fl_ep *ep)
+{
+	u64 now = ktime_get_ns();
+	u32 n = 0;
+
+	spin_lock(&ep->q_lock);
+	while (fl_fifo_len(&ep->sub_fifo)) {
+		struct fl_sub *s = &ep->subq[ep->sub_fifo.head++ & ep->sub_fifo.mask];
+		struct fl_completion c = {
+			.buf = s->slot, .bytes = s->bytes, .queue = FL_Q_TX,
+			.status = -ECANCELED, .flags = s->flags, .cookie = s->cookie,
+			.ts_submit = s->ts_submit, .ts_delivered = now,
+		};
+
+		fl_q_push_completion(ep, &c);
+		n++;
+	}
+	spin_unlock(&ep->q_lock);
+	if (n) {
+		fl_stat_add(ep, FL_STAT_ERRORS, n);
+		wake_up_interruptible(&ep->app_wq);
+	}
+}
+
+/**
+ * fl_q_release_all() - the last file closed: every slot the app left queued is its again
+ * @ep: the endpoint.
+ *
+ * Posted slots, submitted frames not yet taken and unreaped completions go
+ * back to the app; slots the engine is copying return when it finishes.
+ */
+void fl_q_release_all(struct fl_ep *ep)
+{
+	spin_lock(&ep->q_lock);
+	while (fl_fifo_len(&ep->post_fifo))
+		ep->slot[ep->posted[ep->post_fifo.head++ & ep->post_fifo.mask]].state =
+			FL_SLOT_APP;
+	while (fl_fifo_len(&ep->sub_fifo))
+		ep->slot[ep->subq[ep->sub_fifo.head++ & ep->sub_fifo.mask].slot].state =
+			FL_SLOT_APP;
+	while (fl_fifo_len(&ep->comp_fifo))
+		ep->slot[ep->compq[ep->comp_fifo.head++ & ep->comp_fifo.mask].buf].state =
+			FL_SLOT_APP;
+	spin_unlock(&ep->q_lock);
+}
+
+/**
+ * fl_q_has_completions() - is there anything to REAP?
+ * @ep: the endpoint.
+ *
+ * Return: true when a completion is queued.
+ */
+bool fl_q_has_completions(struct fl_ep *ep)
+{
+	bool ret;
+
+	spin_lock(&ep->q_lock);
+	ret = fl_fifo_len(&ep->comp_fifo) != 0;
+	spin_unlock(&ep->q_lock);
+	return ret;
+}
+
+/**
+ * fl_q_peek_completions() - copy queued completions without taking them
+ * @ep: the endpoint (caller holds reap_lock).
+ * @out: where to copy.
+ * @max: room at @out.
+ *
+ * Return: completions copied.
+ */
+u32 fl_q_peek_completions(struct fl_ep *ep, struct fl_completion *out, u32 max)
+{
+	u32 n, i;
+
+	spin_lock(&ep->q_lock);
+	n = min(max, fl_fifo_len(&ep->comp_fifo));
+	for (i = 0; i < n; i++)
+		out[i] = ep->compq[(ep->comp_fifo.head + i) & ep->comp_fifo.mask];
+	spin_unlock(&ep->q_lock);
+	return n;
+}
+
+/**
+ * fl_q_drop_completions() - the app has the first @n completions: its slots are its own
+ * @ep: the endpoint (caller holds reap_lock).
+ * @n: completions delivered.
+ */
+void fl_q_drop_completions(struct fl_ep *ep, u32 n)
+{
+	spin_lock(&ep->q_lock);
+	while (n-- && fl_fifo_len(&ep->comp_fifo))
+		ep->slot[ep->compq[ep->comp_fifo.head++ & ep->comp_fifo.mask].buf].state =
+			FL_SLOT_APP;
+	spin_unlock(&ep->q_lock);
+}
