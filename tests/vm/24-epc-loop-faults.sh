@@ -5,7 +5,7 @@
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 
-stat() { sed -n "s/^$1 *//p" $LOOPDBG/stats; }
+loop_stat() { awk -v k="$1" '$1 == k { print $2 }' $LOOPDBG/stats; }
 uptime_cs() { tr -d . </proc/uptime | cut -d' ' -f1; }
 
 t_check "faults: load pci-epc-loop" loop_load profile=generic
@@ -13,20 +13,20 @@ t_check "faults: create pci_epf_test function" func_create 8
 t_check "faults: link up" link_start
 pt "faults: set IRQ type MSI" -i 1
 
-e0=$(stat dma_errors)
+e0=$(loop_stat dma_errors)
 echo 1 >$LOOPDBG/fail_dma
 pt_refused "faults: fail_dma=1 fails the next DMA READ" -r -s 4096 -d
-t_check "faults: dma_errors counted" test "$(stat dma_errors)" -eq $((e0 + 1))
+t_check "faults: dma_errors counted" test "$(loop_stat dma_errors)" -eq $((e0 + 1))
 pt "faults: the DMA READ after it passes" -r -s 4096 -d
 
 echo 1 >$LOOPDBG/drop_irq
 pt_refused "faults: drop_irq=1 loses the MSI (host times out)" -m 1
 pt "faults: the MSI after it arrives" -m 1
 
-m0=$(stat irq_msi)
+m0=$(loop_stat irq_msi)
 echo 1 >$LOOPDBG/dup_irq
 pt "faults: dup_irq=1, MSI delivered" -m 2
-t_check "faults: MSI delivered twice" test "$(stat irq_msi)" -eq $((m0 + 2))
+t_check "faults: MSI delivered twice" test "$(loop_stat irq_msi)" -eq $((m0 + 2))
 
 # Stall the first write channel (DMA READ test = endpoint writes to the host).
 echo 0x4 >$LOOPDBG/stall
