@@ -31,7 +31,8 @@ int fl_setup_read_header(struct fl_host *host)
 	int ret;
 
 	if (host->bar_len < sizeof(hdr)) {
-		dev_err(host->dev, "BAR0 is %llu bytes, too small for a framelink header\n",
+		dev_err(host->dev,
+			"no framelink endpoint behind BAR0: %llu bytes, smaller than the header\n",
 			host->bar_len);
 		return -ENODEV;
 	}

@@ -1,0 +1,903 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framelink: command-line tool over libframelink.
+ *
+ *   framelink info  [-d DEV]
+ *   framelink stats [-d DEV]
+ *   framelink send  [-d DEV] -s SIZE -n COUNT [-b BATCH] [--verify]
+ *   framelink recv  [-d DEV] [-n COUNT] [-t MS] [--verify]
+ *   framelink echo  [-d DEV] [-n COUNT] [-t MS]          (endpoint side)
+ *   framelink bench [-d DEV] -s SIZES -n COUNT [-b BATCH] [-p PEERDEV] (host side)
+ *
+ * send/recv --verify use a pattern derived from each frame's cookie, so `send --verify` on
+ * one end and `recv --verify` on the other check every byte. echo inverts every received
+ * frame in place, computes its CRC-32 and sends the same buffer back; bench streams random
+ * frames through an echo, checks that each comes back inverted and prints a table.
+ * Exit status: 0 when everything was verified, 1 on any failure, 2 on bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libframelink.h"
+
+#define DEFAULT_HOST_DEV	"/dev/framelink0"
+#define DEFAULT_EP_DEV		"/dev/framelink-ep0"
+#define MAX_BATCH		FL_RING_MAX_ENTRIES
+#define MAX_SIZES		16
+
+struct opts {
+	const char *dev;
+	const char *peer;
+	u64 sizes[MAX_SIZES];
+	int nsizes;
+	u64 count;
+	u32 batch;
+	int timeout_ms;
+	int verify;
+	int verbose;
+};
+
+static int stop;
+
+static int stopped(void)
+{
+	return __atomic_load_n(&stop, __ATOMIC_RELAXED);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: framelink COMMAND [options]\n"
+		"  info  [-d DEV]                 what the device reports (FL_IOC_INFO)\n"
+		"  stats [-d DEV]                 counters (FL_IOC_STATS)\n"
+		"  send  [-d DEV] -s SIZE -n COUNT [-b BATCH] [--verify]\n"
+		"  recv  [-d DEV] [-n COUNT] [-t MS] [--verify]\n"
+		"  echo  [-d DEV] [-n COUNT] [-t MS]   endpoint: invert + CRC each frame, send it back\n"
+		"  bench [-d DEV] -s SIZE[,SIZE...] -n COUNT [-b BATCH] [-p PEERDEV]\n"
+		"options:\n"
+		"  -d DEV      device (default %s; echo: %s)\n"
+		"  -s SIZE     frame size, K/M suffixes (bench: comma-separated list)\n"
+		"  -n COUNT    frames (recv/echo: 0 = until interrupted)\n"
+		"  -b BATCH    frames per SUBMIT (default 8)\n"
+		"  -t MS       recv/echo: give up after MS without a frame (default: recv 10000,\n"
+		"              echo 0 = wait forever)\n"
+		"  -p PEERDEV  bench: the peer's device for its STATS (default %s if present)\n"
+		"  --verify    check every frame's content (send: pattern; recv: check pattern)\n"
+		"  -v          verbose\n",
+		DEFAULT_HOST_DEV, DEFAULT_EP_DEV, DEFAULT_EP_DEV);
+}
+
+static int parse_size(const char *s, u64 *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm': case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g': case 'G':
+		v <<= 30;
+		end++;
+		break;
+	}
+	if (*end == 'i')
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_sizes(const char *arg, struct opts *o)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	o->nsizes = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nsizes == MAX_SIZES || parse_size(tok, &o->sizes[o->nsizes]) ||
+		    !o->sizes[o->nsizes])
+			return -1;
+		o->nsizes++;
+	}
+	return o->nsizes ? 0 : -1;
+}
+
+static const char *human(u64 v, char *buf, size_t len)
+{
+	if (v >= (1u << 20) && !(v & ((1u << 20) - 1)))
+		snprintf(buf, len, "%lluM", v >> 20);
+	else if (v >= 1024 && !(v & 1023))
+		snprintf(buf, len, "%lluK", v >> 10);
+	else
+		snprintf(buf, len, "%llu", v);
+	return buf;
+}
+
+/* xorshift64*: fast, and good enough for test data */
+static u64 rnd_next(u64 *s)
+{
+	u64 x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static void fill_random(u8 *p, size_t n, u64 seed)
+{
+	u64 s = seed * 0x9e3779b97f4a7c15ull + 1, w;
+	size_t i;
+
+	if (!s)
+		s = 1;
+	for (i = 0; i + 8 <= n; i += 8) {
+		w = rnd_next(&s);
+		memcpy(p + i, &w, 8);
+	}
+	if (i < n) {
+		w = rnd_next(&s);
+		memcpy(p + i, &w, n - i);
+	}
+}
+
+/* Index of the first byte of @p that differs from the pattern of @seed, or -1. */
+static long check_random(const u8 *p, size_t n, u64 seed)
+{
+	u64 s = seed * 0x9e3779b97f4a7c15ull + 1, w;
+	size_t i, k;
+
+	if (!s)
+		s = 1;
+	for (i = 0; i < n; i += 8) {
+		w = rnd_next(&s);
+		k = n - i < 8 ? n - i : 8;
+		if (memcmp(p + i, &w, k)) {
+			for (size_t j = 0; j < k; j++)
+				if (p[i + j] != ((u8 *)&w)[j])
+					return (long)(i + j);
+		}
+	}
+	return -1;
+}
+
+static int open_dev(struct fl_dev *d, const char *path, int map)
+{
+	int ret = fl_dev_open(d, path, map);
+
+	if (ret)
+		fprintf(stderr, "framelink: %s: %s\n", path, strerror(-ret));
+	return ret;
+}
+
+static int cmd_info(struct opts *o)
+{
+	struct fl_dev d;
+	struct fl_info *i = &d.info;
+
+	if (open_dev(&d, o->dev, 0))
+		return 1;
+	printf("device:          %s\n", o->dev);
+	printf("abi:             %u.%u\n", i->abi_version >> 16, i->abi_version & 0xffff);
+	printf("role:            %s\n", fl_role_name(i->role));
+	printf("features:        %#llx%s%s%s\n", (unsigned long long)i->features,
+	       i->features & FL_F_CQ_EVENT ? " cq_event" : "",
+	       i->features & FL_F_DMA ? " dma" : "",
+	       i->features & FL_F_TIMESTAMPS ? " timestamps" : "");
+	printf("buffers:         %u x %u bytes at mmap offset %#llx\n", i->nbufs, i->buf_size,
+	       (unsigned long long)i->mmap_offset);
+	printf("tx_depth:        %u\n", i->tx_depth);
+	printf("rx_depth:        %u\n", i->rx_depth);
+	printf("dma channels:    %u read, %u write\n", i->dma_rd_channels, i->dma_wr_channels);
+	printf("crossover:       %u bytes\n", i->crossover);
+	printf("notify:          %s\n", fl_notify_name(i->notify));
+	if (i->link_speed)
+		printf("link:            %u.%u GT/s x%u\n", i->link_speed / 10, i->link_speed % 10,
+		       i->link_width);
+	else
+		printf("link:            unknown\n");
+	printf("mps:             %u (supported %u)\n", i->mps, i->mps_supported);
+	printf("mrrs:            %u\n", i->mrrs);
+	fl_dev_close(&d);
+	return 0;
+}
+
+static void print_stats(const struct fl_stats *s)
+{
+	printf("tx_frames:        %llu\n", (unsigned long long)s->tx_frames);
+	printf("tx_bytes:         %llu\n", (unsigned long long)s->tx_bytes);
+	printf("rx_frames:        %llu\n", (unsigned long long)s->rx_frames);
+	printf("rx_bytes:         %llu\n", (unsigned long long)s->rx_bytes);
+	printf("errors:           %llu\n", (unsigned long long)s->errors);
+	printf("protocol_errors:  %llu\n", (unsigned long long)s->protocol_errors);
+	printf("interrupts:       %llu\n", (unsigned long long)s->interrupts);
+	printf("dma_transfers:    %llu\n", (unsigned long long)s->dma_transfers);
+	printf("cpu_transfers:    %llu\n", (unsigned long long)s->cpu_transfers);
+	printf("polls:            %llu\n", (unsigned long long)s->polls);
+	printf("poll_interval_us: %llu\n", (unsigned long long)s->poll_interval_us);
+	printf("reaction_ns_max:  %llu\n", (unsigned long long)s->reaction_ns_max);
+}
+
+static int cmd_stats(struct opts *o)
+{
+	struct fl_stats s;
+	struct fl_dev d;
+	int ret;
+
+	if (open_dev(&d, o->dev, 0))
+		return 1;
+	ret = fl_dev_stats(&d, &s);
+	if (ret)
+		fprintf(stderr, "framelink: STATS: %s\n", strerror(-ret));
+	else
+		print_stats(&s);
+	fl_dev_close(&d);
+	return ret ? 1 : 0;
+}
+
+/* A stack of free buffer indices. */
+struct freelist {
+	u32 *idx;
+	u32 n;
+};
+
+static int cmd_send(struct opts *o)
+{
+	struct fl_completion *c = calloc(MAX_BATCH, sizeof(*c));
+	struct fl_frame *f = calloc(MAX_BATCH, sizeof(*f));
+	u64 sent = 0, done = 0, t0, bytes = 0;
+	struct freelist fl = { 0 };
+	u64 size = o->sizes[0];
+	int fail = 0, ret, n, i;
+	struct fl_dev d;
+	double secs;
+
+	if (!c || !f || open_dev(&d, o->dev, 1))
+		return 1;
+	if (!o->nsizes || !size || size > d.info.buf_size) {
+		fprintf(stderr, "framelink: send: -s 1..%u required\n", d.info.buf_size);
+		return 2;
+	}
+	fl.idx = calloc(d.info.nbufs, sizeof(*fl.idx));
+	if (!fl.idx)
+		return 1;
+	for (i = (int)d.info.nbufs - 1; i >= 0; i--)
+		fl.idx[fl.n++] = (u32)i;
+
+	t0 = fl_now_ns();
+	while (done < o->count && !stopped()) {
+		u32 k = 0, acc;
+
+		while (sent + k < o->count && fl.n && k < o->batch) {
+			u32 b = fl.idx[--fl.n];
+			u64 cookie = sent + k;
+
+			if (o->verify)
+				fill_random(fl_dev_buf(&d, b), size, cookie);
+			f[k] = (struct fl_frame){ .buf = b, .bytes = (u32)size,
+						  .flags = FL_FRAME_EOF, .cookie = cookie };
+			k++;
+		}
+		if (k) {
+			ret = fl_dev_submit(&d, f, k, &acc);
+			/* whatever was not accepted goes back to the free list */
+			for (i = (int)k - 1; i >= (int)acc; i--)
+				fl.idx[fl.n++] = f[i].buf;
+			sent += acc;
+			if (ret && ret != -EAGAIN) {
+				fprintf(stderr, "framelink: SUBMIT entry %u: %s\n", acc, strerror(-ret));
+				fail = 1;
+				break;
+			}
+		}
+		n = fl_dev_reap(&d, c, MAX_BATCH, 10000);
+		if (n < 0) {
+			fprintf(stderr, "framelink: REAP: %s\n", strerror(-n));
+			fail = 1;
+			break;
+		}
+		if (!n) {
+			fprintf(stderr, "framelink: send: no completion in 10 s (%llu/%llu done)\n",
+				done, o->count);
+			fail = 1;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (c[i].queue != FL_Q_TX) {
+				/* a frame from the peer we did not ask for: give the buffer back */
+				fl.idx[fl.n++] = c[i].buf;
+				continue;
+			}
+			fl.idx[fl.n++] = c[i].buf;
+			done++;
+			if (c[i].status) {
+				fprintf(stderr, "framelink: frame %llu: %s\n",
+					(unsigned long long)c[i].cookie, strerror(-c[i].status));
+				fail = 1;
+			} else {
+				bytes += c[i].bytes;
+			}
+		}
+	}
+	secs = (double)(fl_now_ns() - t0) / 1e9;
+	printf("sent %llu frames, %llu bytes in %.3f s: %.3f GB/s (10^9 B/s)\n",
+	       done, bytes, secs, secs > 0 ? (double)bytes / secs / 1e9 : 0.0);
+	fl_dev_close(&d);
+	return fail || done < o->count;
+}
+
+static int post_all(struct fl_dev *d, const u32 *idx, u32 n)
+{
+	u32 acc = 0;
+	int ret = 0;
+
+	while (n) {
+		ret = fl_dev_post(d, idx, n, &acc);
+		if (ret && ret != -EAGAIN)
+			break;
+		idx += acc;
+		n -= acc;
+		if (ret == -EAGAIN)
+			return 0;	/* ring full: the rest waits */
+		ret = 0;
+	}
+	if (ret)
+		fprintf(stderr, "framelink: POST buffer %u: %s\n", idx[acc], strerror(-ret));
+	return ret;
+}
+
+static int cmd_recv(struct opts *o)
+{
+	struct fl_completion *c = calloc(MAX_BATCH, sizeof(*c));
+	u64 got = 0, bytes = 0, t0 = 0;
+	u32 *idx, i;
+	int fail = 0, n;
+	struct fl_dev d;
+	double secs;
+
+	if (!c || open_dev(&d, o->dev, 1))
+		return 1;
+	idx = calloc(d.info.nbufs, sizeof(*idx));
+	if (!idx)
+		return 1;
+	for (i = 0; i < d.info.nbufs; i++)
+		idx[i] = i;
+	if (post_all(&d, idx, d.info.rx_depth < d.info.nbufs ? d.info.rx_depth : d.info.nbufs))
+		return 1;
+	while ((!o->count || got < o->count) && !stopped()) {
+		n = fl_dev_reap(&d, c, MAX_BATCH, o->timeout_ms);
+		if (n < 0) {
+			fprintf(stderr, "framelink: REAP: %s\n", strerror(-n));
+			fail = 1;
+			break;
+		}
+		if (!n) {
+			fprintf(stderr, "framelink: recv: no frame in %d ms\n", o->timeout_ms);
+			fail = o->count != 0;
+			break;
+		}
+		if (!t0)
+			t0 = fl_now_ns();
+		for (int k = 0; k < n; k++) {
+			struct fl_completion *x = &c[k];
+
+			if (x->queue != FL_Q_RX)
+				continue;
+			if (x->status) {
+				fprintf(stderr, "framelink: rx buffer %u: %s\n", x->buf,
+					strerror(-x->status));
+				fail = 1;
+			} else {
+				long bad = -1;
+
+				got++;
+				bytes += x->bytes;
+				if (o->verify)
+					bad = check_random(fl_dev_buf(&d, x->buf), x->bytes, x->cookie);
+				if (bad >= 0) {
+					fprintf(stderr, "framelink: frame %llu (%u bytes): mismatch at byte %ld\n",
+						(unsigned long long)x->cookie, x->bytes, bad);
+					fail = 1;
+				}
+				if (o->verbose)
+					printf("frame seq %u cookie %llu bytes %u crc32 %08x\n", x->seq,
+					       (unsigned long long)x->cookie, x->bytes,
+					       fl_crc32(0, fl_dev_buf(&d, x->buf), x->bytes));
+			}
+			if (post_all(&d, &x->buf, 1)) {
+				fail = 1;
+				break;
+			}
+		}
+	}
+	secs = t0 ? (double)(fl_now_ns() - t0) / 1e9 : 0;
+	printf("received %llu frames, %llu bytes%s\n", got, bytes,
+	       o->verify ? (fail ? ", VERIFY FAILED" : ", all verified") : "");
+	if (secs > 0)
+		printf("%.3f GB/s (10^9 B/s)\n", (double)bytes / secs / 1e9);
+	fl_dev_close(&d);
+	return fail;
+}
+
+static void invert(u8 *p, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		u64 w;
+
+		memcpy(&w, p + i, 8);
+		w = ~w;
+		memcpy(p + i, &w, 8);
+	}
+	for (; i < n; i++)
+		p[i] = (u8)~p[i];
+}
+
+/*
+ * Endpoint side: POST every slot; for each received frame invert it in place, CRC it, SUBMIT
+ * the same slot back (zero copies); repost the slot when its TX completes.
+ */
+static int cmd_echo(struct opts *o)
+{
+	struct fl_completion *c = calloc(MAX_BATCH, sizeof(*c));
+	u32 *pending, npending = 0, *idx, i, acc;
+	u64 echoed = 0, errors = 0, last = fl_now_ns();
+	u32 crc_acc = 0;
+	struct fl_frame fr;
+	struct fl_dev d;
+	int n, ret;
+
+	if (!c || open_dev(&d, o->dev, 1))
+		return 1;
+	idx = calloc(d.info.nbufs, sizeof(*idx));
+	pending = calloc(d.info.nbufs, sizeof(*pending));
+	if (!idx || !pending)
+		return 1;
+	for (i = 0; i < d.info.nbufs; i++)
+		idx[i] = i;
+	if (post_all(&d, idx, d.info.rx_depth < d.info.nbufs ? d.info.rx_depth : d.info.nbufs))
+		return 1;
+	fprintf(stderr, "framelink: echo on %s: %u slots of %u bytes\n", o->dev, d.info.nbufs,
+		d.info.buf_size);
+	while ((!o->count || echoed < o->count) && !stopped()) {
+		n = fl_dev_reap(&d, c, MAX_BATCH, 200);
+		if (n < 0) {
+			if (n == -EINTR)
+				continue;
+			fprintf(stderr, "framelink: echo: REAP: %s\n", strerror(-n));
+			break;
+		}
+		if (!n) {
+			if (o->timeout_ms && fl_now_ns() - last > (u64)o->timeout_ms * 1000000)
+				break;
+			continue;
+		}
+		last = fl_now_ns();
+		for (int k = 0; k < n; k++) {
+			struct fl_completion *x = &c[k];
+
+			if (x->queue == FL_Q_TX) {
+				if (x->status)
+					errors++;
+				else
+					echoed++;
+				pending[npending++] = x->buf;
+				continue;
+			}
+			if (x->status) {
+				errors++;
+				pending[npending++] = x->buf;
+				continue;
+			}
+			invert(fl_dev_buf(&d, x->buf), x->bytes);
+			crc_acc ^= fl_crc32(0, fl_dev_buf(&d, x->buf), x->bytes);
+			fr = (struct fl_frame){ .buf = x->buf, .bytes = x->bytes, .flags = x->flags,
+						.cookie = x->cookie };
+			ret = fl_dev_submit(&d, &fr, 1, &acc);
+			if (ret) {
+				fprintf(stderr, "framelink: echo: SUBMIT slot %u: %s\n", x->buf,
+					strerror(-ret));
+				errors++;
+				pending[npending++] = x->buf;
+			}
+		}
+		if (npending) {
+			ret = fl_dev_post(&d, pending, npending, &acc);
+			if (ret && ret != -EAGAIN) {
+				fprintf(stderr, "framelink: echo: POST: %s\n", strerror(-ret));
+				break;
+			}
+			memmove(pending, pending + acc, (npending - acc) * sizeof(*pending));
+			npending -= acc;
+		}
+	}
+	fprintf(stderr, "framelink: echo: %llu frames echoed, %llu errors, crc32 xor %08x\n",
+		echoed, errors, crc_acc);
+	fl_dev_close(&d);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct bench_row {
+	u64 size, frames, bytes, ns;
+	u64 p50, p99, max;
+	u64 irqs, peer_irqs, dma, cpu;
+	int peer;
+	u64 bad;
+};
+
+/* First byte in [@from, @n) where @rx is not the inverse of @tx, or @n. */
+static size_t first_not_inverted(const u8 *rx, const u8 *tx, size_t from, size_t n)
+{
+	size_t q = from;
+
+	for (; q + 8 <= n; q += 8) {
+		u64 a, b;
+
+		memcpy(&a, rx + q, 8);
+		memcpy(&b, tx + q, 8);
+		if ((a ^ b) != ~0ull)
+			break;
+	}
+	for (; q < n; q++)
+		if ((rx[q] ^ tx[q]) != 0xff)
+			return q;
+	return n;
+}
+
+/* Frame @f sent from tx buffer @b: cookie layout (buffer << 32 | frame number). */
+static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o, u64 size,
+		     struct bench_row *row)
+{
+	u32 ntx = d->info.nbufs / 2, i, acc;
+	struct fl_completion *c = calloc(MAX_BATCH, sizeof(*c));
+	struct fl_frame *f = calloc(MAX_BATCH, sizeof(*f));
+	u64 *lat = calloc(o->count, sizeof(*lat));
+	u64 *tsub = calloc(o->count, sizeof(*tsub));
+	u64 sent = 0, back = 0, t0, seed = fl_now_ns();
+	struct fl_stats s0, s1, p0 = { 0 }, p1 = { 0 };
+	u32 *txfree, ntxfree = 0;
+	int ret = 0, n;
+
+	memset(row, 0, sizeof(*row));
+	row->size = size;
+	txfree = calloc(ntx, sizeof(*txfree));
+	if (!c || !f || !lat || !tsub || !txfree)
+		return -ENOMEM;
+	for (i = 0; i < ntx; i++) {
+		txfree[ntxfree++] = ntx - 1 - i;
+		fill_random(fl_dev_buf(d, i), size, seed + i);
+	}
+	fl_dev_stats(d, &s0);
+	if (peer)
+		row->peer = !fl_dev_stats(peer, &p0);
+
+	t0 = fl_now_ns();
+	while (back < o->count && !stopped()) {
+		u32 k = 0;
+
+		while (sent + k < o->count && ntxfree && k < o->batch) {
+			u32 b = txfree[--ntxfree];
+			u64 cookie = ((u64)b << 32) | (sent + k);
+			u8 *p = fl_dev_buf(d, b);
+
+			/* the first 8 bytes carry the cookie; the rest is the buffer's random data */
+			memcpy(p, &cookie, size < 8 ? size : 8);
+			f[k] = (struct fl_frame){ .buf = b, .bytes = (u32)size,
+						  .flags = FL_FRAME_EOF, .cookie = cookie };
+			tsub[sent + k] = fl_now_ns();
+			k++;
+		}
+		if (k) {
+			ret = fl_dev_submit(d, f, k, &acc);
+			for (i = k; i-- > acc;)
+				txfree[ntxfree++] = f[i].buf;
+			sent += acc;
+			if (ret && ret != -EAGAIN) {
+				fprintf(stderr, "framelink: bench: SUBMIT: %s\n", strerror(-ret));
+				break;
+			}
+			ret = 0;
+		}
+		n = fl_dev_reap(d, c, MAX_BATCH, 5000);
+		if (n <= 0) {
+			fprintf(stderr, "framelink: bench: %s after %llu/%llu frames\n",
+				n ? strerror(-n) : "no completion in 5 s", back, o->count);
+			ret = n ? n : -ETIMEDOUT;
+			break;
+		}
+		for (int j = 0; j < n; j++) {
+			struct fl_completion *x = &c[j];
+			u64 fno = x->cookie & 0xffffffffu;
+			u32 tb = (u32)(x->cookie >> 32);
+
+			if (x->queue == FL_Q_TX) {
+				if (x->status) {
+					fprintf(stderr, "framelink: bench: frame %llu tx: %s\n",
+						fno, strerror(-x->status));
+					row->bad++;
+				}
+				if (fno < o->count)
+					tsub[fno] = x->ts_submit;	/* the driver's clock */
+				txfree[ntxfree++] = x->buf;
+				continue;
+			}
+			if (x->status) {
+				fprintf(stderr, "framelink: bench: rx buffer %u: %s\n", x->buf,
+					strerror(-x->status));
+				row->bad++;
+			} else if (fno >= o->count || tb >= ntx || x->bytes != size) {
+				fprintf(stderr, "framelink: bench: unexpected frame cookie %#llx, %u bytes\n",
+					(unsigned long long)x->cookie, x->bytes);
+				row->bad++;
+			} else {
+				const u8 *rx = fl_dev_buf(d, x->buf), *tx = fl_dev_buf(d, tb);
+				u8 head[8];
+				size_t h = size < 8 ? size : 8, bad = size;
+
+				memcpy(head, &x->cookie, 8);
+				for (size_t q = 0; q < h; q++)
+					if ((rx[q] ^ head[q]) != 0xff)
+						bad = q;
+				if (bad == size)
+					bad = first_not_inverted(rx, tx, h, size);
+				if (bad != size) {
+					fprintf(stderr, "framelink: bench: frame %llu (%llu bytes): not inverted at byte %zu\n",
+						fno, size, bad);
+					row->bad++;
+				}
+				lat[back] = x->ts_delivered - tsub[fno];
+				back++;
+				row->bytes += x->bytes;
+			}
+			if (post_all(d, &x->buf, 1)) {
+				ret = -EIO;
+				break;
+			}
+		}
+		if (ret)
+			break;
+	}
+	row->ns = fl_now_ns() - t0;
+	row->frames = back;
+	fl_dev_stats(d, &s1);
+	if (row->peer)
+		row->peer = !fl_dev_stats(peer, &p1);
+	row->irqs = s1.interrupts - s0.interrupts;
+	row->peer_irqs = p1.interrupts - p0.interrupts;
+	row->dma = p1.dma_transfers - p0.dma_transfers;
+	row->cpu = p1.cpu_transfers - p0.cpu_transfers;
+	if (back) {
+		qsort(lat, back, sizeof(*lat), cmp_u64);
+		row->p50 = lat[(back - 1) / 2];
+		row->p99 = lat[(back * 99 + 99) / 100 - 1];
+		row->max = lat[back - 1];
+	}
+	/* drain what is still out so the next size starts clean */
+	while (ret == 0 && (ntxfree < ntx || sent > back) && !stopped()) {
+		n = fl_dev_reap(d, c, MAX_BATCH, 2000);
+		if (n <= 0)
+			break;
+		for (int j = 0; j < n; j++)
+			if (c[j].queue == FL_Q_TX)
+				txfree[ntxfree++] = c[j].buf;
+			else
+				back++;
+	}
+	free(c);
+	free(f);
+	free(lat);
+	free(tsub);
+	free(txfree);
+	if (!ret && back < o->count)
+		ret = -EINTR;
+	return ret;
+}
+
+static int cmd_bench(struct opts *o)
+{
+	struct bench_row rows[MAX_SIZES];
+	struct fl_dev d, peer;
+	int have_peer = 0, fail = 0, r, nrows = 0;
+	u32 ntx, nrx, i, *rxidx;
+	char sz[32];
+
+	if (!o->nsizes || !o->count) {
+		fprintf(stderr, "framelink: bench: -s SIZES and -n COUNT required\n");
+		return 2;
+	}
+	if (open_dev(&d, o->dev, 1))
+		return 1;
+	if (d.info.nbufs < 2) {
+		fprintf(stderr, "framelink: bench: needs at least 2 buffers\n");
+		return 1;
+	}
+	if (o->peer ? !open_dev(&peer, o->peer, 0) :
+		      (!access(DEFAULT_EP_DEV, F_OK) && !fl_dev_open(&peer, DEFAULT_EP_DEV, 0)))
+		have_peer = 1;
+	/* the second half of the buffers receives, posted once for every size */
+	ntx = d.info.nbufs / 2;
+	nrx = d.info.nbufs - ntx;
+	rxidx = calloc(nrx, sizeof(*rxidx));
+	if (!rxidx)
+		return 1;
+	for (i = 0; i < nrx; i++)
+		rxidx[i] = ntx + i;
+	if (post_all(&d, rxidx, nrx < d.info.rx_depth ? nrx : d.info.rx_depth))
+		return 1;
+	for (r = 0; r < o->nsizes; r++) {
+		if (o->sizes[r] > d.info.buf_size) {
+			fprintf(stderr, "framelink: bench: size %llu > buffer size %u\n",
+				o->sizes[r], d.info.buf_size);
+			fail = 1;
+			break;
+		}
+		if (bench_one(&d, have_peer ? &peer : NULL, o, o->sizes[r], &rows[nrows++]) ||
+		    rows[r].bad)
+			fail = 1;
+		if (fail || stopped())
+			break;
+	}
+	printf("framelink bench: %s, %llu frames per size, echo through the peer, every frame verified\n",
+	       o->dev, o->count);
+	printf("GB/s = 10^9 bytes/s, payload one way; latency = SUBMIT to returned frame reaped (driver clock)\n");
+	printf("%8s %8s %12s %8s %9s %9s %9s %9s %9s %9s %8s\n", "size", "frames", "bytes",
+	       "GB/s", "p50_us", "p99_us", "max_us", "irq/fr", "ep_irq/fr", "ep_dma", "ep_cpu");
+	for (int k = 0; k < nrows; k++) {
+		struct bench_row *w = &rows[k];
+		double fr = w->frames ? (double)w->frames : 1;
+		char pi[16] = "-", pd[16] = "-", pc[16] = "-";
+
+		if (w->peer) {
+			snprintf(pi, sizeof(pi), "%.3f", (double)w->peer_irqs / fr);
+			snprintf(pd, sizeof(pd), "%llu", w->dma);
+			snprintf(pc, sizeof(pc), "%llu", w->cpu);
+		}
+		printf("%8s %8llu %12llu %8.3f %9.1f %9.1f %9.1f %9.3f %9s %9s %8s%s\n",
+		       human(w->size, sz, sizeof(sz)), w->frames, w->bytes,
+		       w->ns ? (double)w->bytes / (double)w->ns : 0.0, (double)w->p50 / 1e3,
+		       (double)w->p99 / 1e3, (double)w->max / 1e3, (double)w->irqs / fr, pi, pd,
+		       pc, w->bad ? "  VERIFY FAILED" : "");
+	}
+	printf("result: %s\n", fail ? "FAIL" : "PASS (all frames verified)");
+	if (have_peer)
+		fl_dev_close(&peer);
+	fl_dev_close(&d);
+	return fail;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "size", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "peer", required_argument, NULL, 'p' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	struct opts o = { .batch = 8, .timeout_ms = -1 };
+	const char *cmd;
+	u64 v;
+	int ch;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	optind = 2;
+	while ((ch = getopt_long(argc, argv, "d:s:n:b:t:p:vVh", lopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			o.dev = optarg;
+			break;
+		case 's':
+			if (parse_sizes(optarg, &o)) {
+				fprintf(stderr, "framelink: bad size list '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			if (parse_size(optarg, &o.count))
+				return 2;
+			break;
+		case 'b':
+			if (parse_size(optarg, &v) || !v || v > MAX_BATCH)
+				return 2;
+			o.batch = (u32)v;
+			break;
+		case 't':
+			if (parse_size(optarg, &v) || v > FL_REAP_MAX_TIMEOUT_MS)
+				return 2;
+			o.timeout_ms = (int)v;
+			break;
+		case 'p':
+			o.peer = optarg;
+			break;
+		case 'V':
+			o.verify = 1;
+			break;
+		case 'v':
+			o.verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!o.dev)
+		o.dev = strcmp(cmd, "echo") ? DEFAULT_HOST_DEV : DEFAULT_EP_DEV;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	if (!strcmp(cmd, "info"))
+		return cmd_info(&o);
+	if (!strcmp(cmd, "stats"))
+		return cmd_stats(&o);
+	if (!strcmp(cmd, "send")) {
+		if (!o.count) {
+			fprintf(stderr, "framelink: send: -n COUNT required\n");
+			return 2;
+		}
+		return cmd_send(&o);
+	}
+	if (!strcmp(cmd, "recv")) {
+		if (o.timeout_ms < 0)
+			o.timeout_ms = 10000;
+		return cmd_recv(&o);
+	}
+	if (!strcmp(cmd, "echo")) {
+		if (o.timeout_ms < 0)
+			o.timeout_ms = 0;
+		return cmd_echo(&o);
+	}
+	if (!strcmp(cmd, "bench"))
+		return cmd_bench(&o);
+	fprintf(stderr, "framelink: unknown command '%s'\n", cmd);
+	usage(stderr);
+	return 2;
+}

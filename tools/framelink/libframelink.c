@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libframelink: open, INFO, mmap, SUBMIT/POST/REAP batches and STATS over the framelink
+ * character devices.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libframelink.h"
+
+int fl_dev_open(struct fl_dev *d, const char *path, int map)
+{
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0)
+		return -errno;
+	ret = fl_dev_info(d, &d->info);
+	if (ret)
+		goto close_fd;
+	if (map && d->info.nbufs) {
+		void *p;
+
+		d->map_len = (size_t)d->info.nbufs * d->info.buf_size;
+		p = mmap(NULL, d->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
+			 (off_t)d->info.mmap_offset);
+		if (p == MAP_FAILED) {
+			ret = -errno;
+			goto close_fd;
+		}
+		d->map = p;
+	}
+	return 0;
+
+close_fd:
+	close(d->fd);
+	d->fd = -1;
+	return ret;
+}
+
+void fl_dev_close(struct fl_dev *d)
+{
+	if (d->map)
+		munmap(d->map, d->map_len);
+	if (d->fd >= 0)
+		close(d->fd);
+	d->map = NULL;
+	d->fd = -1;
+}
+
+void *fl_dev_buf(const struct fl_dev *d, u32 idx)
+{
+	if (!d->map || idx >= d->info.nbufs)
+		return NULL;
+	return d->map + (size_t)idx * d->info.buf_size;
+}
+
+int fl_dev_info(struct fl_dev *d, struct fl_info *info)
+{
+	return ioctl(d->fd, FL_IOC_INFO, info) ? -errno : 0;
+}
+
+int fl_dev_stats(struct fl_dev *d, struct fl_stats *stats)
+{
+	return ioctl(d->fd, FL_IOC_STATS, stats) ? -errno : 0;
+}
+
+static int fl_dev_batch(struct fl_dev *d, unsigned long cmd, const void *ptr, u32 n,
+			u32 *done)
+{
+	struct fl_batch b = { .ptr = (uintptr_t)ptr, .count = n };
+	int ret;
+
+	ret = ioctl(d->fd, cmd, &b) ? -errno : 0;
+	if (done)
+		*done = b.done;
+	return ret;
+}
+
+int fl_dev_submit(struct fl_dev *d, const struct fl_frame *frames, u32 n, u32 *done)
+{
+	return fl_dev_batch(d, FL_IOC_SUBMIT, frames, n, done);
+}
+
+int fl_dev_post(struct fl_dev *d, const u32 *bufs, u32 n, u32 *done)
+{
+	return fl_dev_batch(d, FL_IOC_POST, bufs, n, done);
+}
+
+int fl_dev_reap(struct fl_dev *d, struct fl_completion *c, u32 max, int timeout_ms)
+{
+	struct fl_reap r = { .ptr = (uintptr_t)c, .max = max, .timeout_ms = timeout_ms };
+
+	if (ioctl(d->fd, FL_IOC_REAP, &r))
+		return -errno;
+	return (int)r.count;
+}
+
+static u32 crc_table[256];
+
+u32 fl_crc32(u32 crc, const void *buf, size_t len)
+{
+	const u8 *p = buf;
+
+	if (!crc_table[1]) {
+		for (u32 i = 0; i < 256; i++) {
+			u32 c = i;
+
+			for (int k = 0; k < 8; k++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			crc_table[i] = c;
+		}
+	}
+	crc = ~crc;
+	while (len--)
+		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+u64 fl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+const char *fl_role_name(u32 role)
+{
+	switch (role) {
+	case FL_ROLE_HOST:
+		return "host";
+	case FL_ROLE_ENDPOINT:
+		return "endpoint";
+	default:
+		return "unknown";
+	}
+}
+
+const char *fl_notify_name(u32 notify)
+{
+	switch (notify) {
+	case FL_NOTIFY_POLL:
+		return "polling";
+	case FL_NOTIFY_INTX:
+		return "INTx";
+	case FL_NOTIFY_MSI:
+		return "MSI";
+	case FL_NOTIFY_MSIX:
+		return "MSI-X";
+	case FL_NOTIFY_DOORBELL:
+		return "doorbell";
+	default:
+		return "unknown";
+	}
+}
