@@ -8,6 +8,7 @@
  *   framelink recv  [-d DEV] [-n COUNT] [-t MS] [--verify]
  *   framelink echo  [-d DEV] [-n COUNT] [-t MS]          (endpoint side)
  *   framelink bench [-d DEV] -s SIZES -n COUNT [-b BATCH] [-p PEERDEV] (host side)
+ *   framelink check [-d DEV] [-t MS]      (API conformance: documented errors, ownership)
  *
  * send/recv --verify use a pattern derived from each frame's cookie, so `send --verify` on
  * one end and `recv --verify` on the other check every byte. echo inverts every received
@@ -21,6 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "libframelink.h"
@@ -58,13 +62,14 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: framelink COMMAND [options]\n"
+		"framelink COMMAND [options]\n"
 		"  info  [-d DEV]                 what the device reports (FL_IOC_INFO)\n"
 		"  stats [-d DEV]                 counters (FL_IOC_STATS)\n"
 		"  send  [-d DEV] -s SIZE -n COUNT [-b BATCH] [--verify]\n"
 		"  recv  [-d DEV] [-n COUNT] [-t MS] [--verify]\n"
 		"  echo  [-d DEV] [-n COUNT] [-t MS]   endpoint: invert + CRC each frame, send it back\n"
 		"  bench [-d DEV] -s SIZE[,SIZE...] -n COUNT [-b BATCH] [-p PEERDEV]\n"
+		"  check [-d DEV] [-t MS]         ioctl error paths and buffer ownership\n"
 		"options:\n"
 		"  -d DEV      device (default %s; echo: %s)\n"
 		"  -s SIZE     frame size, K/M suffixes (bench: comma-separated list)\n"
@@ -310,7 +315,8 @@ static int cmd_send(struct opts *o)
 				fl.idx[fl.n++] = f[i].buf;
 			sent += acc;
 			if (ret && ret != -EAGAIN) {
-				fprintf(stderr, "framelink: SUBMIT entry %u: %s\n", acc, strerror(-ret));
+				fprintf(stderr, "framelink: SUBMIT entry %u: %s\n", acc,
+					strerror(-ret));
 				fail = 1;
 				break;
 			}
@@ -417,17 +423,20 @@ static int cmd_recv(struct opts *o)
 
 				got++;
 				bytes += x->bytes;
+				u8 *p = fl_dev_buf(&d, x->buf);
+
 				if (o->verify)
-					bad = check_random(fl_dev_buf(&d, x->buf), x->bytes, x->cookie);
+					bad = check_random(p, x->bytes, x->cookie);
 				if (bad >= 0) {
-					fprintf(stderr, "framelink: frame %llu (%u bytes): mismatch at byte %ld\n",
-						(unsigned long long)x->cookie, x->bytes, bad);
+					fprintf(stderr,
+						"framelink: frame %llu (%u bytes): mismatch at byte %ld\n",
+						x->cookie, x->bytes, bad);
 					fail = 1;
 				}
 				if (o->verbose)
-					printf("frame seq %u cookie %llu bytes %u crc32 %08x\n", x->seq,
-					       (unsigned long long)x->cookie, x->bytes,
-					       fl_crc32(0, fl_dev_buf(&d, x->buf), x->bytes));
+					printf("frame seq %u cookie %llu bytes %u crc32 %08x\n",
+					       x->seq, x->cookie, x->bytes,
+					       fl_crc32(0, p, x->bytes));
 			}
 			if (post_all(&d, &x->buf, 1)) {
 				fail = 1;
@@ -470,8 +479,8 @@ static int cmd_echo(struct opts *o)
 	u64 echoed = 0, errors = 0, last = fl_now_ns();
 	u32 crc_acc = 0;
 	struct fl_frame fr;
+	int n, ret, reap_err = 0;
 	struct fl_dev d;
-	int n, ret;
 
 	if (!c || open_dev(&d, o->dev, 1))
 		return 1;
@@ -487,12 +496,20 @@ static int cmd_echo(struct opts *o)
 		d.info.buf_size);
 	while ((!o->count || echoed < o->count) && !stopped()) {
 		n = fl_dev_reap(&d, c, MAX_BATCH, 200);
-		if (n < 0) {
-			if (n == -EINTR)
-				continue;
+		if (n == -ENODEV || n == -EBADF || n == -EFAULT || n == -EINVAL) {
 			fprintf(stderr, "framelink: echo: REAP: %s\n", strerror(-n));
 			break;
 		}
+		if (n < 0) {
+			/* link down and the like: the slots come back failed; keep serving */
+			if (n != -EINTR && n != reap_err)
+				fprintf(stderr, "framelink: echo: REAP: %s (retrying)\n",
+					strerror(-n));
+			reap_err = n;
+			usleep(100000);
+			continue;
+		}
+		reap_err = 0;
 		if (!n) {
 			if (o->timeout_ms && fl_now_ns() - last > (u64)o->timeout_ms * 1000000)
 				break;
@@ -613,7 +630,7 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 			u64 cookie = ((u64)b << 32) | (sent + k);
 			u8 *p = fl_dev_buf(d, b);
 
-			/* the first 8 bytes carry the cookie; the rest is the buffer's random data */
+			/* 8 bytes of cookie, then the buffer's random data */
 			memcpy(p, &cookie, size < 8 ? size : 8);
 			f[k] = (struct fl_frame){ .buf = b, .bytes = (u32)size,
 						  .flags = FL_FRAME_EOF, .cookie = cookie };
@@ -659,8 +676,9 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 					strerror(-x->status));
 				row->bad++;
 			} else if (fno >= o->count || tb >= ntx || x->bytes != size) {
-				fprintf(stderr, "framelink: bench: unexpected frame cookie %#llx, %u bytes\n",
-					(unsigned long long)x->cookie, x->bytes);
+				fprintf(stderr,
+					"framelink: bench: unexpected frame cookie %#llx, %u bytes\n",
+					x->cookie, x->bytes);
 				row->bad++;
 			} else {
 				const u8 *rx = fl_dev_buf(d, x->buf), *tx = fl_dev_buf(d, tb);
@@ -674,7 +692,8 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 				if (bad == size)
 					bad = first_not_inverted(rx, tx, h, size);
 				if (bad != size) {
-					fprintf(stderr, "framelink: bench: frame %llu (%llu bytes): not inverted at byte %zu\n",
+					fprintf(stderr,
+						"framelink: bench: frame %llu (%llu bytes): not inverted at %zu\n",
 						fno, size, bad);
 					row->bad++;
 				}
@@ -770,9 +789,10 @@ static int cmd_bench(struct opts *o)
 		if (fail || stopped())
 			break;
 	}
-	printf("framelink bench: %s, %llu frames per size, echo through the peer, every frame verified\n",
+	printf("framelink bench: %s, %llu frames per size through the peer's echo, each verified\n",
 	       o->dev, o->count);
-	printf("GB/s = 10^9 bytes/s, payload one way; latency = SUBMIT to returned frame reaped (driver clock)\n");
+	printf("GB/s = 10^9 bytes/s of payload one way; latency: SUBMIT to the echoed frame\n"
+	       "reaching the driver (CLOCK_MONOTONIC of the driver)\n");
 	printf("%8s %8s %12s %8s %9s %9s %9s %9s %9s %9s %8s\n", "size", "frames", "bytes",
 	       "GB/s", "p50_us", "p99_us", "max_us", "irq/fr", "ep_irq/fr", "ep_dma", "ep_cpu");
 	for (int k = 0; k < nrows; k++) {
@@ -789,13 +809,151 @@ static int cmd_bench(struct opts *o)
 		       human(w->size, sz, sizeof(sz)), w->frames, w->bytes,
 		       w->ns ? (double)w->bytes / (double)w->ns : 0.0, (double)w->p50 / 1e3,
 		       (double)w->p99 / 1e3, (double)w->max / 1e3, (double)w->irqs / fr, pi, pd,
-		       pc, w->bad ? "  VERIFY FAILED" : "");
+		       pc, w->bad ? "  FAILED" : "");
 	}
 	printf("result: %s\n", fail ? "FAIL" : "PASS (all frames verified)");
 	if (have_peer)
 		fl_dev_close(&peer);
 	fl_dev_close(&d);
 	return fail;
+}
+
+static int check_fail;
+
+static void expect(const char *name, int got, int want)
+{
+	if (got == want) {
+		printf("ok - %s\n", name);
+	} else {
+		printf("not ok - %s: got %d (%s), want %d (%s)\n", name, got,
+		       got < 0 ? strerror(-got) : "success", want,
+		       want < 0 ? strerror(-want) : "success");
+		check_fail = 1;
+	}
+}
+
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+/*
+ * API conformance: every ioctl's documented errors, `done` on a bad batch entry, buffer
+ * ownership, and (with an echo on the peer) that a REAP into a bad pointer loses nothing.
+ */
+static int cmd_check(struct opts *o)
+{
+	u32 nb, bs, idx, acc = 0;
+	struct fl_completion c[4];
+	struct fl_frame f[2];
+	struct fl_batch b;
+	struct fl_reap r;
+	struct fl_dev d;
+	struct pollfd pfd;
+	void *p;
+	int ret, n;
+
+	if (open_dev(&d, o->dev, 1))
+		return 1;
+	nb = d.info.nbufs;
+	bs = d.info.buf_size;
+	if (nb < 2) {
+		fprintf(stderr, "framelink: check needs 2 buffers\n");
+		return 1;
+	}
+	expect("unknown ioctl: ENOTTY", xioctl(d.fd, _IO(FL_IOC_MAGIC, 0x7f), NULL), -ENOTTY);
+	expect("INFO to NULL: EFAULT", xioctl(d.fd, FL_IOC_INFO, NULL), -EFAULT);
+	expect("STATS to NULL: EFAULT", xioctl(d.fd, FL_IOC_STATS, NULL), -EFAULT);
+	expect("SUBMIT batch at NULL: EFAULT", xioctl(d.fd, FL_IOC_SUBMIT, NULL), -EFAULT);
+
+	memset(f, 0, sizeof(f));
+	f[0] = (struct fl_frame){ .buf = 0, .bytes = 64, .flags = FL_FRAME_EOF, .cookie = 1 };
+	b = (struct fl_batch){ .ptr = (uintptr_t)f, .count = 1, .flags = 1 };
+	expect("SUBMIT batch flags: EINVAL", xioctl(d.fd, FL_IOC_SUBMIT, &b), -EINVAL);
+	b = (struct fl_batch){ .ptr = (uintptr_t)f, .count = 1, .reserved = 1 };
+	expect("SUBMIT batch reserved: EINVAL", xioctl(d.fd, FL_IOC_SUBMIT, &b), -EINVAL);
+	b = (struct fl_batch){ .ptr = (uintptr_t)f, .count = 0 };
+	expect("SUBMIT count 0: EINVAL", xioctl(d.fd, FL_IOC_SUBMIT, &b), -EINVAL);
+	b = (struct fl_batch){ .ptr = (uintptr_t)f, .count = FL_RING_MAX_ENTRIES + 1 };
+	expect("SUBMIT count too large: EINVAL", xioctl(d.fd, FL_IOC_SUBMIT, &b), -EINVAL);
+	b = (struct fl_batch){ .ptr = 8, .count = 1 };
+	expect("SUBMIT entries unmapped: EFAULT", xioctl(d.fd, FL_IOC_SUBMIT, &b), -EFAULT);
+
+	f[0].reserved = 1;
+	expect("SUBMIT frame reserved: EINVAL", fl_dev_submit(&d, f, 1, &acc), -EINVAL);
+	f[0].reserved = 0;
+	f[0].flags = 0x80;
+	expect("SUBMIT unknown frame flag: EINVAL", fl_dev_submit(&d, f, 1, &acc), -EINVAL);
+	f[0].flags = FL_FRAME_EOF;
+	f[0].buf = nb;
+	expect("SUBMIT buffer index out of range: EINVAL", fl_dev_submit(&d, f, 1, &acc), -EINVAL);
+	f[0].buf = 0;
+	f[0].bytes = 0;
+	expect("SUBMIT zero bytes: EINVAL", fl_dev_submit(&d, f, 1, &acc), -EINVAL);
+	f[0].bytes = bs + 1;
+	expect("SUBMIT larger than the buffer: EMSGSIZE", fl_dev_submit(&d, f, 1, &acc),
+	       -EMSGSIZE);
+	expect("  done = 0", (int)acc, 0);
+
+	expect("POST index out of range: EINVAL", fl_dev_post(&d, &nb, 1, &acc), -EINVAL);
+	b = (struct fl_batch){ .ptr = 8, .count = 1 };
+	expect("POST entries unmapped: EFAULT", xioctl(d.fd, FL_IOC_POST, &b), -EFAULT);
+
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 0 };
+	expect("REAP max 0: EINVAL", xioctl(d.fd, FL_IOC_REAP, &r), -EINVAL);
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 4, .timeout_ms = -1 };
+	expect("REAP negative timeout: EINVAL", xioctl(d.fd, FL_IOC_REAP, &r), -EINVAL);
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 4,
+			      .timeout_ms = FL_REAP_MAX_TIMEOUT_MS + 1 };
+	expect("REAP timeout too long: EINVAL", xioctl(d.fd, FL_IOC_REAP, &r), -EINVAL);
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 4, .flags = 1 };
+	expect("REAP flags: EINVAL", xioctl(d.fd, FL_IOC_REAP, &r), -EINVAL);
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 4, .reserved = 1 };
+	expect("REAP reserved: EINVAL", xioctl(d.fd, FL_IOC_REAP, &r), -EINVAL);
+	expect("REAP timeout 0, nothing pending: 0 completions",
+	       fl_dev_reap(&d, c, 4, 0), 0);
+
+	p = mmap(NULL, (size_t)bs, PROT_READ, MAP_SHARED, d.fd,
+		 (off_t)(d.info.mmap_offset + (u64)nb * bs));
+	expect("mmap past the buffers: EINVAL", p == MAP_FAILED ? -errno : 0, -EINVAL);
+	if (p != MAP_FAILED)
+		munmap(p, bs);
+
+	/* ownership: a frame in flight is not the app's */
+	idx = 1;
+	ret = fl_dev_post(&d, &idx, 1, &acc);
+	expect("POST buffer 1", ret, 0);
+	memset(fl_dev_buf(&d, 0), 0x5a, 64);
+	f[0] = (struct fl_frame){ .buf = 0, .bytes = 64, .flags = FL_FRAME_EOF, .cookie = 7 };
+	f[1] = (struct fl_frame){ .buf = nb, .bytes = 64 };
+	expect("SUBMIT [good, bad index]: EINVAL", fl_dev_submit(&d, f, 2, &acc), -EINVAL);
+	expect("  done = 1 (the good frame is queued)", (int)acc, 1);
+	expect("SUBMIT buffer in flight: EBUSY", fl_dev_submit(&d, f, 1, &acc), -EBUSY);
+	expect("POST buffer in flight: EBUSY", fl_dev_post(&d, &f[0].buf, 1, &acc), -EBUSY);
+	expect("POST buffer already posted: EBUSY", fl_dev_post(&d, &idx, 1, &acc), -EBUSY);
+
+	/* with an echo on the peer the frame completes; otherwise close cancels it */
+	pfd = (struct pollfd){ .fd = d.fd, .events = POLLIN };
+	n = poll(&pfd, 1, o->timeout_ms);
+	if (n == 1 && (pfd.revents & POLLIN)) {
+		printf("ok - poll: POLLIN for the completion\n");
+		r = (struct fl_reap){ .ptr = 8, .max = 4 };
+		expect("REAP into unmapped memory: EFAULT", xioctl(d.fd, FL_IOC_REAP, &r), -EFAULT);
+		n = fl_dev_reap(&d, c, 1, 5000);
+		expect("REAP after EFAULT: the completion is still there", n, 1);
+		if (n == 1) {
+			expect("  it is the TX of buffer 0", (int)(c[0].queue * 100 + c[0].buf),
+			       FL_Q_TX * 100);
+			expect("  status 0", c[0].status, 0);
+			expect("  cookie echoed", (int)c[0].cookie, 7);
+		}
+	} else {
+		printf("ok - poll: no completion in %d ms (no echo on the peer) # SKIP\n",
+		       o->timeout_ms);
+	}
+	fl_dev_close(&d);
+	printf("%s\n", check_fail ? "check: FAIL" : "check: PASS");
+	return check_fail;
 }
 
 int main(int argc, char **argv)
@@ -897,6 +1055,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "bench"))
 		return cmd_bench(&o);
+	if (!strcmp(cmd, "check")) {
+		if (o.timeout_ms < 0)
+			o.timeout_ms = 5000;
+		return cmd_check(&o);
+	}
 	fprintf(stderr, "framelink: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

@@ -206,7 +206,12 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		goto clear_master;
 
 	host->cq_entries = roundup_pow_of_two(host->tx_entries + host->rx_entries);
-	host->cq_bytes = FL_HOST_CQ_OFFSET + host->cq_entries * sizeof(struct fl_cqe);
+	/*
+	 * A whole 64 KiB block: an endpoint whose outbound window has 64 KiB granularity
+	 * (Tegra234) maps the aligned block around the ring, so nothing else may share it.
+	 */
+	host->cq_bytes = ALIGN(FL_HOST_CQ_OFFSET + host->cq_entries * sizeof(struct fl_cqe),
+			       SZ_64K);
 	host->cq_area = dma_alloc_coherent(dev, host->cq_bytes, &host->cq_dma, GFP_KERNEL);
 	if (!host->cq_area) {
 		ret = -ENOMEM;
