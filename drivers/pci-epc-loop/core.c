@@ -211,6 +211,7 @@ static int loop_probe(struct platform_device *pdev)
 	INIT_LIST_HEAD(&loop->win_maps);
 	raw_spin_lock_init(&loop->cfg_lock);
 	mutex_init(&loop->link_lock);
+	spin_lock_init(&loop->state_lock);
 	mutex_init(&loop->msi_lock);
 	spin_lock_init(&loop->model_lock);
 	init_waitqueue_head(&loop->stall_wq);

@@ -2,12 +2,15 @@
 /*
  * pci-epc-loop: link state (start/stop, link down/up) and the link model.
  *
- * Lock order: epc->lock (held by the EPC core around our ops) is taken
- * before link_lock; nothing that holds link_lock calls back into the EPC
- * core, because EPF notifications (pci_epc_linkup/linkdown/
- * bus_master_enable) take epc->list_lock and epf->lock, and EPFs call EPC
- * ops (epc->lock) from under those. So notifications are sent with no
- * lock held, from the link workqueue or from debugfs.
+ * Locking. The EPC core calls start/stop with epc->lock held, and EPFs call
+ * EPC ops from under their own locks, which they may also take in paths
+ * that run under locks of driver probing (misc_mtx, ...). Bringing the host
+ * side up or down probes or removes drivers under pci_rescan_remove_lock.
+ * So nothing here that touches the host bridge runs under epc->lock:
+ * start/stop only flip state under state_lock and queue work on the
+ * ordered link workqueue, as a controller's link-up/link-down interrupt
+ * would. EPF notifications (pci_epc_linkup/linkdown, bus master enable)
+ * are sent with no lock held.
  *
  * Copyright (C) 2026 The framelink authors
  */
@@ -23,6 +26,21 @@
 /* Longest single sleep of the link model, to stay responsive to aborts */
 #define LOOP_MAX_SLEEP_US	2000
 
+static void loop_set_ep_up(struct pci_epc_loop *loop, bool up)
+{
+	spin_lock(&loop->state_lock);
+	WRITE_ONCE(loop->ep_up, up);
+	spin_unlock(&loop->state_lock);
+	loop_dma_link_changed(loop);
+}
+
+static void loop_set_rc_up(struct pci_epc_loop *loop, bool up)
+{
+	spin_lock(&loop->state_lock);
+	WRITE_ONCE(loop->rc_up, up);
+	spin_unlock(&loop->state_lock);
+}
+
 /**
  * loop_link_up() - bring the link up (EPC started)
  * @loop: the loopback
@@ -36,66 +54,71 @@
  */
 int loop_link_up(struct pci_epc_loop *loop)
 {
+	bool notify;
 	int ret = 0;
 
 	mutex_lock(&loop->link_lock);
+	spin_lock(&loop->state_lock);
 	if (!loop->started || loop->removing) {
+		spin_unlock(&loop->state_lock);
 		mutex_unlock(&loop->link_lock);
 		return -ENOLINK;
 	}
-	if (loop->ep_up) {
-		mutex_unlock(&loop->link_lock);
-		return 0;
-	}
-	loop_cfg_reset_host(loop);
-	WRITE_ONCE(loop->ep_up, true);
-	loop_dma_link_changed(loop);
+	spin_unlock(&loop->state_lock);
+	if (!loop->bridge)
+		loop_cfg_reset_host(loop);
+	loop_set_ep_up(loop, true);
+	notify = !loop->ep_notified;
+	loop->ep_notified = true;
 	mutex_unlock(&loop->link_lock);
 
-	atomic64_inc(&loop->stats.link_ups);
-	pci_epc_linkup(loop->epc);
+	if (notify) {
+		atomic64_inc(&loop->stats.link_ups);
+		pci_epc_linkup(loop->epc);
+	}
 
 	mutex_lock(&loop->link_lock);
-	if (loop->ep_up && !loop->bridge) {
-		WRITE_ONCE(loop->rc_up, true);
+	if (loop_ep_up(loop) && !loop->bridge) {
+		loop_set_rc_up(loop, true);
 		ret = loop_host_add(loop);
 		if (ret)
-			WRITE_ONCE(loop->rc_up, false);
+			loop_set_rc_up(loop, false);
 	}
 	mutex_unlock(&loop->link_lock);
 	return ret;
 }
 
 /**
- * loop_link_down() - surprise link down (debugfs)
+ * loop_link_down() - take the link down
  * @loop: the loopback
+ * @surprise: the root complex sees a surprise removal (debugfs fault)
  *
  * The endpoint loses the link first: DMA transfers in flight fail and the
  * outbound window stops working; EPFs are told and may still signal the
  * failure to the host. Then the root complex sees the link drop: the
- * function is marked disconnected and removed with its driver.
+ * function is (marked disconnected and) removed with its driver.
  *
  * Context: process context, no EPC lock held.
  * Return: 0.
  */
-int loop_link_down(struct pci_epc_loop *loop)
+int loop_link_down(struct pci_epc_loop *loop, bool surprise)
 {
-	bool was_up;
+	bool notify;
 
 	mutex_lock(&loop->link_lock);
-	was_up = loop->ep_up;
-	WRITE_ONCE(loop->ep_up, false);
-	loop_dma_link_changed(loop);
+	loop_set_ep_up(loop, false);
+	notify = loop->ep_notified;
+	loop->ep_notified = false;
 	mutex_unlock(&loop->link_lock);
 
-	if (was_up) {
+	if (notify) {
 		atomic64_inc(&loop->stats.link_downs);
 		loop_epc_linkdown(loop->epc);
 	}
 
 	mutex_lock(&loop->link_lock);
-	WRITE_ONCE(loop->rc_up, false);
-	loop_host_remove(loop, true);
+	loop_set_rc_up(loop, false);
+	loop_host_remove(loop, surprise);
 	mutex_unlock(&loop->link_lock);
 
 	cancel_delayed_work_sync(&loop->irq_work);
@@ -114,12 +137,12 @@ static void loop_link_up_work(struct work_struct *work)
 		dev_err(loop->dev, "link up failed: %d\n", ret);
 }
 
-static void loop_linkdown_notify_work(struct work_struct *work)
+static void loop_link_down_work(struct work_struct *work)
 {
 	struct pci_epc_loop *loop = container_of(work, struct pci_epc_loop,
-						 linkdown_notify_work);
+						 link_down_work);
 
-	loop_epc_linkdown(loop->epc);
+	loop_link_down(loop, false);
 }
 
 static void loop_bme_work(struct work_struct *work)
@@ -140,13 +163,13 @@ static void loop_bme_work(struct work_struct *work)
  */
 int loop_link_start(struct pci_epc_loop *loop)
 {
-	mutex_lock(&loop->link_lock);
+	spin_lock(&loop->state_lock);
 	if (loop->removing) {
-		mutex_unlock(&loop->link_lock);
+		spin_unlock(&loop->state_lock);
 		return -ENODEV;
 	}
 	loop->started = true;
-	mutex_unlock(&loop->link_lock);
+	spin_unlock(&loop->state_lock);
 
 	queue_work(loop->link_wq, &loop->link_up_work);
 	return 0;
@@ -156,29 +179,20 @@ int loop_link_start(struct pci_epc_loop *loop)
  * loop_link_stop() - EPC stop op: take the link down
  * @loop: the loopback
  *
- * The root complex side is removed synchronously, so nothing on the host
- * uses the EPF's BARs after this returns. EPFs get link down from the
- * link workqueue (they may call EPC ops, which need epc->lock, held here).
+ * The endpoint loses the link at once (DMA and the outbound window fail);
+ * the host side is removed and EPFs get link down from the link workqueue,
+ * as after a controller's link-down interrupt.
  *
  * Context: epc->lock held.
  */
 void loop_link_stop(struct pci_epc_loop *loop)
 {
-	bool was_up;
-
-	mutex_lock(&loop->link_lock);
+	spin_lock(&loop->state_lock);
 	loop->started = false;
-	was_up = loop->ep_up;
-	WRITE_ONCE(loop->ep_up, false);
-	loop_dma_link_changed(loop);
-	WRITE_ONCE(loop->rc_up, false);
-	loop_host_remove(loop, false);
-	mutex_unlock(&loop->link_lock);
+	spin_unlock(&loop->state_lock);
 
-	if (was_up) {
-		atomic64_inc(&loop->stats.link_downs);
-		queue_work(loop->link_wq, &loop->linkdown_notify_work);
-	}
+	loop_set_ep_up(loop, false);
+	queue_work(loop->link_wq, &loop->link_down_work);
 }
 
 /**
@@ -232,7 +246,7 @@ void loop_link_xfer_delay(struct pci_epc_loop *loop, size_t bytes, bool first)
 int loop_link_init(struct pci_epc_loop *loop)
 {
 	INIT_WORK(&loop->link_up_work, loop_link_up_work);
-	INIT_WORK(&loop->linkdown_notify_work, loop_linkdown_notify_work);
+	INIT_WORK(&loop->link_down_work, loop_link_down_work);
 	INIT_WORK(&loop->bme_work, loop_bme_work);
 	loop->link_wq = alloc_ordered_workqueue("%s-link", WQ_MEM_RECLAIM,
 						dev_name(loop->dev));
@@ -248,17 +262,18 @@ void loop_link_exit(struct pci_epc_loop *loop)
 	if (!loop->link_wq)
 		return;
 
-	mutex_lock(&loop->link_lock);
+	spin_lock(&loop->state_lock);
 	loop->removing = true;
 	loop->started = false;
-	WRITE_ONCE(loop->ep_up, false);
-	loop_dma_link_changed(loop);
-	WRITE_ONCE(loop->rc_up, false);
-	loop_host_remove(loop, false);
-	mutex_unlock(&loop->link_lock);
+	spin_unlock(&loop->state_lock);
 
-	/* Queued link-up work sees removing and does nothing */
+	/*
+	 * Down first, so config writes stop queueing work; queued link work
+	 * then sees removing / no link and does nothing. The second call
+	 * catches a link-up that was past its checks when removal began.
+	 */
+	loop_link_down(loop, false);
 	destroy_workqueue(loop->link_wq);
 	loop->link_wq = NULL;
-	cancel_delayed_work_sync(&loop->irq_work);
+	loop_link_down(loop, false);
 }

@@ -227,11 +227,14 @@ struct loop_stats {
  * @win_maps: active outbound mappings
  * @cfg_lock: protects @fn (taken inside the PCI core's pci_lock)
  * @fn: emulated functions
- * @link_lock: serialises link transitions; protects @bridge, @started,
- *	       @removing, @mem_res, @busn_res and writes of @ep_up, @rc_up
+ * @link_lock: serialises link transitions; protects @bridge,
+ *	       @ep_notified, @mem_res, @busn_res. Never taken under
+ *	       epc->lock: it is held while the host bridge probes drivers.
  * @bridge: the virtual host bridge while the link is up
  * @mem_res: host bridge memory window (the reserved pool)
  * @busn_res: host bridge bus number range
+ * @ep_notified: EPFs were told link up and not yet link down
+ * @state_lock: protects @started, @removing and writes of @ep_up, @rc_up
  * @started: the EPC was started (pci_epc_start)
  * @ep_up: the endpoint side has link: DMA and outbound window work
  *	   (read locklessly by the data paths)
@@ -239,8 +242,8 @@ struct loop_stats {
  *	   interrupts are delivered (read locklessly)
  * @removing: device is being removed
  * @link_wq: ordered queue for link events
- * @link_up_work: bring the link up (after start or debugfs)
- * @linkdown_notify_work: tell EPFs the link went down after stop
+ * @link_up_work: bring the link up (after start)
+ * @link_down_work: take the link down (after stop)
  * @bme_work: tell EPFs the root complex enabled bus mastering
  * @irq_work: deliver interrupts that were held pending
  * @intx_domain: INTx domain (one hwirq per pin)
@@ -285,17 +288,19 @@ struct pci_epc_loop {
 	raw_spinlock_t cfg_lock; /* fn[] */
 	struct loop_fn fn[LOOP_MAX_FUNCS];
 
-	struct mutex link_lock; /* link transitions, bridge, started */
+	struct mutex link_lock; /* link transitions, bridge, ep_notified */
 	struct pci_host_bridge *bridge;
 	struct resource mem_res;
 	struct resource busn_res;
+	bool ep_notified;
+	spinlock_t state_lock; /* started, removing, ep_up/rc_up writes */
 	bool started;
 	bool ep_up;
 	bool rc_up;
 	bool removing;
 	struct workqueue_struct *link_wq;
 	struct work_struct link_up_work;
-	struct work_struct linkdown_notify_work;
+	struct work_struct link_down_work;
 	struct work_struct bme_work;
 	struct delayed_work irq_work;
 
@@ -383,7 +388,7 @@ int loop_link_init(struct pci_epc_loop *loop);
 void loop_link_exit(struct pci_epc_loop *loop);
 int loop_link_start(struct pci_epc_loop *loop);
 void loop_link_stop(struct pci_epc_loop *loop);
-int loop_link_down(struct pci_epc_loop *loop);
+int loop_link_down(struct pci_epc_loop *loop, bool surprise);
 int loop_link_up(struct pci_epc_loop *loop);
 void loop_link_xfer_delay(struct pci_epc_loop *loop, size_t bytes, bool first);
 

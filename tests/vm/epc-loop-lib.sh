@@ -44,11 +44,12 @@ link_start() {
 	wait_for 100 test -c $DEV
 }
 
-# link_stop: stop the controller and unbind the function.
+# link_stop: stop the controller (the host side goes away asynchronously), then unbind.
 link_stop() {
 	echo 0 >$EP/controllers/$EPC/start
+	wait_for 100 test ! -e $DEV || return 1
+	wait_for 100 grep -qx down $LOOPDBG/link || return 1
 	rm -f $EP/controllers/$EPC/loop0
-	wait_for 50 test ! -e $DEV
 }
 
 func_remove() {
