@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# framelink-epf with framelink-host on pci-epc-loop: frames both ways through the endpoint's
+# echo (DMA and CPU paths, both loop profiles), verified send/recv in each direction, a link
+# down in the middle of a stream, unbind with the endpoint app still running; no splat.
+. /tests/lib.sh
+
+EP=/sys/kernel/config/pci_ep
+EPC=pci-epc-loop
+FN=$EP/functions/framelink_epf/fl0
+EPDEV=/dev/framelink-ep0
+HDEV=/dev/framelink0
+LOOPDBG=/sys/kernel/debug/pci-epc-loop/pci-epc-loop
+
+wait_for() {
+	n=$1
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+if [ ! -f /modules/framelink-host.ko ]; then
+	t_skip "e2e" "framelink-host.ko not built"
+	exit 0
+fi
+
+fn_create() {
+	mkdir $FN || return 1
+	wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
+	a=$(echo $FN/framelink_epf.*)
+	echo 8 >$a/slots && echo 8388608 >$a/slot_size && echo "$1" >$a/dma_channels &&
+		echo 8 >$FN/msi_interrupts && echo 8 >$FN/msix_interrupts
+}
+
+up() {
+	ln -s $FN $EP/controllers/$EPC/ || return 1
+	echo 1 >$EP/controllers/$EPC/start || return 1
+	wait_for 100 test -c $EPDEV && wait_for 150 test -c $HDEV
+}
+
+down() {
+	echo 0 >$EP/controllers/$EPC/start
+	rm -f $EP/controllers/$EPC/fl0
+	wait_for 50 sh -c "! test -e $EPDEV"
+}
+
+# bench_echo TAG SIZES COUNT: endpoint echo in the background, host bench through it
+bench_echo() {
+	framelink echo -d $EPDEV -t 20000 >/tmp/echo.out 2>&1 &
+	epid=$!
+	sleep 0.3
+	out=$(timeout 300 framelink bench -d $HDEV -p $EPDEV -s "$2" -n "$3" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	kill -INT $epid 2>/dev/null
+	wait $epid
+	sed 's/^/# /' /tmp/echo.out
+	if [ $rc -eq 0 ]; then t_ok "$1"; else t_fail "$1" "bench exit $rc"; fi
+}
+
+# oneway TAG FROM TO SIZE COUNT: verified frames FROM -> TO
+oneway() {
+	framelink recv -d "$3" -n "$5" -t 20000 --verify >/tmp/recv.out 2>&1 &
+	rpid=$!
+	sleep 0.3
+	out=$(timeout 120 framelink send -d "$2" -s "$4" -n "$5" --verify 2>&1)
+	src=$?
+	wait $rpid
+	rrc=$?
+	echo "$out" | sed 's/^/# /'
+	sed 's/^/# /' /tmp/recv.out
+	if [ $src -eq 0 ] && [ $rrc -eq 0 ]; then t_ok "$1"; else t_fail "$1" "send $src recv $rrc"; fi
+}
+
+e2e() {
+	p=$1
+	ch=$2
+	tag="$p dma_channels=$ch"
+	t_check "$tag: load pci-epc-loop" t_insmod pci-epc-loop profile=$p
+	[ -d /sys/module/framelink_epf ] || t_check "$tag: load framelink-epf" t_insmod framelink-epf
+	[ -d /sys/module/framelink_host ] ||
+		t_check "$tag: load framelink-host" t_insmod framelink-host nbufs=8 buf_size=2097152
+	t_check "$tag: controller" wait_for 50 test -d $EP/controllers/$EPC
+	t_check "$tag: function" fn_create "$ch"
+	t_check "$tag: link up, both devices" up
+	framelink info -d $HDEV 2>&1 | sed 's/^/# /'
+	bench_echo "$tag: bench through echo" 1,4095,4096,65535,65536,1M,2M 16
+	oneway "$tag: host -> endpoint verified" $HDEV $EPDEV 1000000 32
+	oneway "$tag: endpoint -> host verified" $EPDEV $HDEV 1000000 32
+	framelink stats -d $EPDEV 2>&1 | sed 's/^/# ep /'
+	t_check "$tag: link down, unbind" down
+	t_check "$tag: remove function" rmdir $FN
+	t_check "$tag: unload pci-epc-loop" rmmod pci_epc_loop
+}
+
+e2e generic 2
+e2e tegra234 2
+e2e generic 0
+
+# Link down in the middle of a stream, then up again: the stream stops with errors, the
+# endpoint app sees -ECANCELED/-ENOLINK, a new stream runs after the re-link.
+t_check "linkdown: load pci-epc-loop" t_insmod pci-epc-loop profile=generic
+t_check "linkdown: controller" wait_for 50 test -d $EP/controllers/$EPC
+t_check "linkdown: function" fn_create 2
+t_check "linkdown: link up" up
+framelink echo -d $EPDEV -t 30000 >/tmp/echo.out 2>&1 &
+epid=$!
+sleep 0.3
+timeout 120 framelink bench -d $HDEV -s 2M -n 2000 >/tmp/bench.out 2>&1 &
+bpid=$!
+sleep 3
+t_check "linkdown: link down mid-stream" sh -c "echo down >$LOOPDBG/link"
+wait $bpid
+echo "# bench exit $?"
+sed 's/^/# /' /tmp/bench.out | tail -5
+t_check "linkdown: host device gone" wait_for 100 test ! -e $HDEV
+t_check "linkdown: endpoint device stays" test -c $EPDEV
+t_check "linkdown: link up" sh -c "echo up >$LOOPDBG/link"
+t_check "linkdown: host device back" wait_for 150 test -c $HDEV
+bench_echo "linkdown: bench after re-link" 64K,1M 16
+kill -INT $epid 2>/dev/null
+wait $epid
+
+# Unbind while the endpoint app runs and holds its slots mapped
+framelink echo -d $EPDEV -t 30000 >/tmp/echo.out 2>&1 &
+epid=$!
+sleep 0.5
+t_check "unbind: with the endpoint app running" down
+wait $epid
+echo "# echo exit $? after unbind"
+sed 's/^/# /' /tmp/echo.out | tail -3
+t_check "unbind: remove function" rmdir $FN
+t_check "unbind: unload pci-epc-loop" rmmod pci_epc_loop
+t_check "unload framelink-host" rmmod framelink_host
+t_check "unload framelink-epf" rmmod framelink_epf
