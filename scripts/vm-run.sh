@@ -46,7 +46,7 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,modules,tests,usr/bin}
 cp "$("$top/scripts/busybox-arm64.sh")" "$root/bin/busybox"
 cp "$top/tests/vm/init" "$root/init"
-cp "$top/tests/vm/lib.sh" "$root/tests/lib.sh"
+cp "$top"/tests/vm/*lib.sh "$root/tests/"
 cp "$tests"/*.sh "$root/tests/" 2>/dev/null || true
 cp "$kdir/drivers/pci/endpoint/functions/pci-epf-test.ko" "$kdir/drivers/misc/pci_endpoint_test.ko" \
 	"$root/modules/"
@@ -71,7 +71,7 @@ fi
 } >"$work/initramfs.list"
 "$kdir/usr/gen_init_cpio" "$work/initramfs.list" | gzip -1 >"$work/initramfs.cpio.gz"
 
-append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 ${run:+fl_run=$run}"
+append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 cma=256M ${run:+fl_run=$run}"
 echo "vm-run: booting $(basename "$kdir"), tests from ${tests#"$top"/}, log $log (timeout ${timeout}s)"
 start=$(date +%s)
 set +e

@@ -1,22 +1,42 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# `make demo` inside the VM: bring up the endpoint framework and show it ready.
-# (When the driver pair lands, the demo streams frames instead.)
+# `make demo` inside the VM: the driver pair on the loopback link with the Orin's constraints
+# (pci-epc-loop profile=tegra234: BAR0 only, 1 MiB, MSI raised anyway). The endpoint runs
+# `framelink echo` (invert + CRC in place, send the same slot back); the host streams frames
+# of several sizes, verifies every returned frame and prints the table.
 . /tests/lib.sh
+. /tests/epc-loop-lib.sh
 
-ep=/sys/kernel/config/pci_ep
-echo "# kernel: $(uname -r) on $(uname -m)"
-t_check "demo: load pci-epf-test" t_insmod pci-epf-test
-t_check "demo: create pci_epf_test function func0" mkdir $ep/functions/pci_epf_test/func0
-echo 0x104c >$ep/functions/pci_epf_test/func0/vendorid
-echo 0xb500 >$ep/functions/pci_epf_test/func0/deviceid
-echo 16 >$ep/functions/pci_epf_test/func0/msi_interrupts
-echo "# endpoint framework (configfs $ep):"
-find $ep | sed 's/^/#   /'
-echo "# func0: vendorid $(cat $ep/functions/pci_epf_test/func0/vendorid)" \
-	"deviceid $(cat $ep/functions/pci_epf_test/func0/deviceid)" \
-	"msi_interrupts $(cat $ep/functions/pci_epf_test/func0/msi_interrupts)"
-echo "# controllers: $(ls $ep/controllers | tr '\n' ' ')"
-echo "# reserved memory: $(dmesg | grep -o 'Reserved memory: created DMA memory pool.*')"
-rmdir $ep/functions/pci_epf_test/func0
-rmmod pci_epf_test
+FN=$EP/functions/framelink_epf/fl0
+HDEV=/dev/framelink0
+EDEV=/dev/framelink-ep0
+
+echo "# kernel $(uname -r) $(uname -m), QEMU TCG (software CPU): numbers measure this VM"
+t_check "demo: load pci-epc-loop (tegra234 profile), framelink-epf, framelink-host" \
+	sh -c '. /tests/lib.sh; t_insmod pci-epc-loop profile=tegra234 && t_insmod framelink-epf &&
+		t_insmod framelink-host'
+t_check "demo: create the endpoint function in configfs" \
+	sh -c "mkdir $FN && sleep 0.5 && a=\$(echo $FN/framelink_epf.*) &&
+		echo 8 >\$a/slots && echo 8388608 >\$a/slot_size && echo 8 >$FN/msi_interrupts"
+t_check "demo: bind to the controller, start the link" \
+	sh -c "ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start"
+t_check "demo: both devices up" sh -c ". /tests/epc-loop-lib.sh; wait_for 100 test -c $HDEV &&
+	wait_for 100 test -c $EDEV"
+echo "# endpoint:"
+framelink info -d $EDEV | sed 's/^/#   /'
+echo "# host:"
+framelink info -d $HDEV | sed 's/^/#   /'
+
+framelink echo -d $EDEV >/tmp/echo.out 2>&1 &
+echo_pid=$!
+echo "# framelink bench -d $HDEV -s 4K,64K,1M,8M -n 64 -p $EDEV"
+framelink bench -d $HDEV -s 4K,64K,1M,8M -n 64 -p $EDEV >/tmp/bench.out 2>&1
+rc=$?
+sed 's/^/# /' /tmp/bench.out
+t_check "demo: every returned frame verified" test $rc -eq 0
+kill $echo_pid
+wait $echo_pid 2>/dev/null
+echo "# host stats:"
+framelink stats -d $HDEV | sed 's/^/#   /'
+echo "# endpoint stats:"
+framelink stats -d $EDEV | sed 's/^/#   /'

@@ -7,34 +7,38 @@ t_fail() { echo "not ok - $1${2:+ # $2}"; }
 t_skip() { echo "ok - $1 # SKIP $2"; }
 
 # t_check NAME CMD...: ok when CMD exits 0; on failure its output is shown as TAP comments.
+# Returns CMD's status, so a script can stop depending on it.
 t_check() {
-	name=$1
+	local _name=$1 _out _rc
 	shift
-	if out=$("$@" 2>&1); then
-		t_ok "$name"
+	_out=$("$@" 2>&1)
+	_rc=$?
+	if [ $_rc -eq 0 ]; then
+		t_ok "$_name"
 	else
-		rc=$?
-		echo "$out" | sed 's/^/# /'
-		t_fail "$name" "exit $rc: $*"
+		echo "$_out" | sed 's/^/# /'
+		t_fail "$_name" "exit $_rc: $*"
 	fi
+	return $_rc
 }
 
 # t_run_tap NAME CMD...: run a program that prints its own TAP (kselftest); its top-level result
 # lines are taken as they are, and a non-zero exit with no failing line is reported as one.
 t_run_tap() {
-	name=$1
+	local _name=$1 _rc
 	shift
 	"$@" >/tmp/t_run_tap.out 2>&1
-	rc=$?
-	sed -e 's/^\(not \)\{0,1\}ok [0-9]* /&'"$name"'./' /tmp/t_run_tap.out
-	if [ $rc -ne 0 ] && ! grep -q '^not ok' /tmp/t_run_tap.out; then
-		t_fail "$name" "exited $rc"
+	_rc=$?
+	sed -e 's/^\(not \)\{0,1\}ok [0-9]* /&'"$_name"'./' /tmp/t_run_tap.out
+	if [ $_rc -ne 0 ] && ! grep -q '^not ok' /tmp/t_run_tap.out; then
+		t_fail "$_name" "exited $_rc"
 	fi
+	return $_rc
 }
 
 # t_insmod MODULE [PARAM=VALUE...]: /modules holds ours and the kernel's own test modules.
 t_insmod() {
-	m=$1
+	local _m=$1
 	shift
-	insmod "/modules/$m.ko" "$@"
+	insmod "/modules/$_m.ko" "$@"
 }
