@@ -33,7 +33,7 @@ fn_create() {
 	mkdir $FN || return 1
 	wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
 	a=$(echo $FN/framelink_epf.*)
-	echo 8 >$a/slots && echo 1048576 >$a/slot_size && echo 16 >$a/ring_entries &&
+	echo 8 >$a/slots && echo 8388608 >$a/slot_size && echo 16 >$a/ring_entries &&
 		echo 8 >$FN/msi_interrupts
 }
 
@@ -107,8 +107,31 @@ if [ $rc -eq 0 ]; then t_ok "e2e: host received 64 frames, verified"; else
 
 # round trips through echo, every frame checked
 echo_start "e2e: echo running on the endpoint"
+show "e2e: host API check (errors, ownership, poll, REAP EFAULT loses nothing)" \
+	framelink check -d $HDEV
 show "e2e: bench 1,4095,4K,64K,1M" framelink bench -d $HDEV -p $EDEV -s 1,4095,4K,64K,1M -n 200 -b 4
 show "e2e: host STATS" framelink stats -d $HDEV
+
+# lost and duplicated interrupts: slower, never stuck, every frame still verified
+echo 20 >$LOOPDBG/drop_irq
+show "e2e: bench with 20 interrupts dropped" framelink bench -d $HDEV -s 4K -n 100
+echo 0 >$LOOPDBG/drop_irq
+echo 20 >$LOOPDBG/dup_irq
+show "e2e: bench with 20 interrupts duplicated" framelink bench -d $HDEV -s 4K -n 100
+echo 0 >$LOOPDBG/dup_irq
+
+# DMA errors reach the sender as -EIO; the stream works again afterwards
+echo 2 >$LOOPDBG/fail_dma
+framelink send -d $HDEV -s 256K -n 8 >/tmp/send.log 2>&1
+rc=$?
+sed 's/^/# /' /tmp/send.log
+if [ $rc -ne 0 ] && grep -q "Input/output error" /tmp/send.log; then
+	t_ok "e2e: DMA failure reported as EIO"
+else
+	t_fail "e2e: DMA failure reported as EIO" "send exit $rc"
+fi
+echo 0 >$LOOPDBG/fail_dma
+show "e2e: bench after DMA errors" framelink bench -d $HDEV -s 256K -n 50
 
 # surprise link down while frames stream: the bench fails, nothing hangs
 framelink bench -d $HDEV -p $EDEV -s 64K -n 1000000 >/tmp/bench.log 2>&1 &
@@ -125,6 +148,21 @@ t_check "e2e: link up again" sh -c "echo up >$LOOPDBG/link"
 t_check "e2e: host device back" wait_for 100 test -c $HDEV
 t_check "e2e: echo survived the link down" kill -0 $echo_pid
 show "e2e: bench after re-link" framelink bench -d $HDEV -p $EDEV -s 4K,256K -n 100
+
+# rebind the host driver with 8 MiB buffers (the endpoint keeps running) for 8 MiB frames;
+# 2 x 8 MiB physically contiguous needs CMA, which the test VM may not have enough of
+t_check "e2e: unload framelink-host under a running endpoint" rmmod framelink_host
+t_insmod framelink-host nbufs=2 buf_size=8388608
+if wait_for 100 test -c $HDEV; then
+	show "e2e: bench 8M (2 x 8 MiB host buffers)" framelink bench -d $HDEV -s 8M -n 16
+else
+	dmesg | grep framelink-host | tail -2 | sed 's/^/# /'
+	t_skip "e2e: bench 8M" "no 2 x 8 MiB contiguous host memory (boot with cma=)"
+fi
+rmmod framelink_host
+t_check "e2e: rebind with 1 MiB buffers" sh -c \
+	"insmod /modules/framelink-host.ko nbufs=8 buf_size=1048576 && for i in \$(seq 100); do test -c $HDEV && exit 0; sleep 0.1; done; exit 1"
+show "e2e: bench after rebind" framelink bench -d $HDEV -s 64K -n 50
 echo_stop
 
 t_check "e2e: link stop, unbind" down

@@ -164,7 +164,7 @@ struct fl_host {
 	struct fl_rx_shadow *rx_sh;
 	struct fl_completion *fifo;
 
-	struct mutex lock;
+	struct mutex lock;	/* see @lock above */
 	bool dead;
 	bool enabled;
 	u32 tx_prod;
