@@ -121,9 +121,28 @@ t_check "linkdown: host device gone" wait_for 100 test ! -e $HDEV
 t_check "linkdown: endpoint device stays" test -c $EPDEV
 t_check "linkdown: link up" sh -c "echo up >$LOOPDBG/link"
 t_check "linkdown: host device back" wait_for 150 test -c $HDEV
-bench_echo "linkdown: bench after re-link" 64K,1M 16
+# the same endpoint app serves on: its posted slots survived the link down
+out=$(timeout 120 framelink bench -d $HDEV -s 64K,1M -n 16 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# /'
+if [ $rc -eq 0 ]; then t_ok "linkdown: bench after re-link, same echo"; else t_fail "linkdown: bench after re-link, same echo" "exit $rc"; fi
 kill -INT $epid 2>/dev/null
 wait $epid
+sed 's/^/# /' /tmp/echo.out | tail -3
+
+# A hostile host: a random tx_prod (pci-epc-loop corrupt_bar on the doorbell) is refused,
+# counted and logged; the host recovers by a re-link (reset handshake).
+proto_errors() { framelink stats -d $EPDEV | awk '/protocol_errors/ {print $2}'; }
+before=$(proto_errors)
+t_check "hostile: corrupt tx_prod in BAR0" sh -c "echo '0 0x300 4' >$LOOPDBG/corrupt_bar"
+t_check "hostile: protocol error counted" wait_for 50 sh -c "[ \$(framelink stats -d $EPDEV | awk '/protocol_errors/ {print \$2}') -gt $before ]"
+t_check "hostile: logged" sh -c "dmesg | grep -q 'protocol error from the host'"
+t_check "hostile: re-link" sh -c "echo down >$LOOPDBG/link && echo up >$LOOPDBG/link"
+t_check "hostile: host device back" wait_for 150 test -c $HDEV
+bench_echo "hostile: bench after recovery" 4K,1M 8
+
+# The kselftest of the pair (both data paths)
+t_run_tap kselftest framelink_test
 
 # Unbind while the endpoint app runs and holds its slots mapped
 framelink echo -d $EPDEV -t 30000 >/tmp/echo.out 2>&1 &

@@ -572,7 +572,7 @@ struct bench_row {
 	u64 p50, p99, max;
 	u64 irqs, peer_irqs, dma, cpu;
 	int peer;
-	u64 bad;
+	u64 bad, stale;
 };
 
 /* First byte in [@from, @n) where @rx is not the inverse of @tx, or @n. */
@@ -594,7 +594,10 @@ static size_t first_not_inverted(const u8 *rx, const u8 *tx, size_t from, size_t
 	return n;
 }
 
-/* Frame @f sent from tx buffer @b: cookie layout (buffer << 32 | frame number). */
+/*
+ * Cookie of frame F sent from tx buffer B: TAG << 48 | B << 32 | F, TAG random per run so
+ * frames still in the peer's pipeline from an earlier stream are recognised and dropped.
+ */
 static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o, u64 size,
 		     struct bench_row *row)
 {
@@ -604,6 +607,7 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 	u64 *lat = calloc(o->count, sizeof(*lat));
 	u64 *tsub = calloc(o->count, sizeof(*tsub));
 	u64 sent = 0, back = 0, t0, seed = fl_now_ns();
+	u64 tag = ((seed ^ (seed >> 16) ^ (seed >> 32)) & 0xffff) | 1;
 	struct fl_stats s0, s1, p0 = { 0 }, p1 = { 0 };
 	u32 *txfree, ntxfree = 0;
 	int ret = 0, n;
@@ -627,7 +631,7 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 
 		while (sent + k < o->count && ntxfree && k < o->batch) {
 			u32 b = txfree[--ntxfree];
-			u64 cookie = ((u64)b << 32) | (sent + k);
+			u64 cookie = tag << 48 | (u64)b << 32 | (sent + k);
 			u8 *p = fl_dev_buf(d, b);
 
 			/* 8 bytes of cookie, then the buffer's random data */
@@ -658,7 +662,7 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 		for (int j = 0; j < n; j++) {
 			struct fl_completion *x = &c[j];
 			u64 fno = x->cookie & 0xffffffffu;
-			u32 tb = (u32)(x->cookie >> 32);
+			u32 tb = (u32)(x->cookie >> 32) & 0xffff;
 
 			if (x->queue == FL_Q_TX) {
 				if (x->status) {
@@ -675,6 +679,8 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 				fprintf(stderr, "framelink: bench: rx buffer %u: %s\n", x->buf,
 					strerror(-x->status));
 				row->bad++;
+			} else if (x->cookie >> 48 != tag) {
+				row->stale++;	/* from an earlier stream: not ours */
 			} else if (fno >= o->count || tb >= ntx || x->bytes != size) {
 				fprintf(stderr,
 					"framelink: bench: unexpected frame cookie %#llx, %u bytes\n",
@@ -729,11 +735,15 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 		n = fl_dev_reap(d, c, MAX_BATCH, 2000);
 		if (n <= 0)
 			break;
-		for (int j = 0; j < n; j++)
-			if (c[j].queue == FL_Q_TX)
+		for (int j = 0; j < n; j++) {
+			if (c[j].queue == FL_Q_TX) {
 				txfree[ntxfree++] = c[j].buf;
-			else
-				back++;
+				continue;
+			}
+			back++;
+			if (post_all(d, &c[j].buf, 1))
+				break;
+		}
 	}
 	free(c);
 	free(f);
@@ -811,6 +821,10 @@ static int cmd_bench(struct opts *o)
 		       (double)w->p99 / 1e3, (double)w->max / 1e3, (double)w->irqs / fr, pi, pd,
 		       pc, w->bad ? "  FAILED" : "");
 	}
+	for (int k = 0; k < nrows; k++)
+		if (rows[k].stale)
+			printf("%llu frame(s) of an earlier stream dropped at size %llu\n",
+			       rows[k].stale, rows[k].size);
 	printf("result: %s\n", fail ? "FAIL" : "PASS (all frames verified)");
 	if (have_peer)
 		fl_dev_close(&peer);

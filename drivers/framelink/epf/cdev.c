@@ -35,7 +35,7 @@ static DEFINE_IDA(fl_ep_ida);
  * struct fl_ep_file - one open file
  * @ep: the endpoint (a reference).
  * @file: the file (its mapping is zapped at unbind).
- * @node: in fl_ep.files, under fl_ep.life_lock.
+ * @node: in fl_ep.files, under fl_ep.files_lock.
  */
 struct fl_ep_file {
 	struct fl_ep *ep;
@@ -49,6 +49,7 @@ static void fl_ep_release_ref(struct kref *ref)
 
 	fl_slots_free_meta(ep);
 	mutex_destroy(&ep->reap_lock);
+	mutex_destroy(&ep->files_lock);
 	mutex_destroy(&ep->life_lock);
 	kfree(ep);
 }
@@ -71,9 +72,10 @@ static int fl_cdev_open(struct inode *inode, struct file *file)
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
-	mutex_lock(&ep->life_lock);
+	/* Under misc_mtx: files_lock, not life_lock (held around EPC calls) */
+	mutex_lock(&ep->files_lock);
 	if (ep->dead) {
-		mutex_unlock(&ep->life_lock);
+		mutex_unlock(&ep->files_lock);
 		kfree(f);
 		return -ENODEV;
 	}
@@ -84,7 +86,7 @@ static int fl_cdev_open(struct inode *inode, struct file *file)
 	spin_lock(&ep->q_lock);
 	ep->openers++;
 	spin_unlock(&ep->q_lock);
-	mutex_unlock(&ep->life_lock);
+	mutex_unlock(&ep->files_lock);
 	file->private_data = f;
 	return stream_open(inode, file);
 }
@@ -95,7 +97,7 @@ static int fl_cdev_release(struct inode *inode, struct file *file)
 	struct fl_ep *ep = f->ep;
 	bool last;
 
-	mutex_lock(&ep->life_lock);
+	mutex_lock(&ep->files_lock);
 	list_del(&f->node);
 	spin_lock(&ep->q_lock);
 	last = --ep->openers == 0;
@@ -103,7 +105,7 @@ static int fl_cdev_release(struct inode *inode, struct file *file)
 	/* Nobody can reap any more: queued slots are the app's again */
 	if (last)
 		fl_q_release_all(ep);
-	mutex_unlock(&ep->life_lock);
+	mutex_unlock(&ep->files_lock);
 	kfree(f);
 	fl_ep_put(ep);
 	return 0;
@@ -318,9 +320,9 @@ static int fl_cdev_mmap(struct file *file, struct vm_area_struct *vma)
 	struct fl_ep *ep = f->ep;
 	int ret;
 
-	mutex_lock(&ep->life_lock);
+	mutex_lock(&ep->files_lock);
 	ret = ep->dead ? -ENODEV : fl_slots_mmap(ep, vma);
-	mutex_unlock(&ep->life_lock);
+	mutex_unlock(&ep->files_lock);
 	return ret;
 }
 
@@ -377,13 +379,13 @@ void fl_cdev_unregister(struct fl_ep *ep)
 	struct fl_ep_file *f;
 
 	misc_deregister(&ep->misc);
-	mutex_lock(&ep->life_lock);
+	mutex_lock(&ep->files_lock);
 	spin_lock(&ep->q_lock);
 	ep->dead = true;
 	spin_unlock(&ep->q_lock);
 	list_for_each_entry(f, &ep->files, node)
 		unmap_mapping_range(f->file->f_mapping, 0, 0, 1);
-	mutex_unlock(&ep->life_lock);
+	mutex_unlock(&ep->files_lock);
 	fl_q_release_all(ep);
 	wake_up_interruptible(&ep->app_wq);
 	ida_free(&fl_ep_ida, ep->id);

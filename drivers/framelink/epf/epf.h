@@ -262,10 +262,12 @@ struct fl_notify_src {
  * @nslots: number of slots.
  * @slot_size: bytes per slot.
  *
- * @life_lock: protects @hw_ready, @engine, @dead, @files and the hardware set-up
- *	(BAR, channels, window); mmap takes it to see @dead.
+ * @life_lock: protects @hw_ready, @engine and the hardware set-up (BAR, channels,
+ *	window); held around EPC calls, so never taken under misc_mtx or mmap_lock.
  * @hw_ready: epc_init done (BAR set, channels and window held).
  * @engine: the engine thread while the link is up.
+ * @files_lock: protects @files and @dead (written under @q_lock too); open and
+ *	mmap take it to see @dead, unbind to zap mappings.
  * @dead: unbound: no new work, mappings zapped, slots freed.
  * @files: open files (to zap their mappings at unbind).
  * @notify: the RC -> EP notification source.
@@ -345,9 +347,10 @@ struct fl_ep {
 	u32 nslots;
 	u32 slot_size;
 
-	struct mutex life_lock; /* protects hw_ready, engine, dead, files, hardware set-up */
+	struct mutex life_lock; /* protects hw_ready, engine, hardware set-up */
 	bool hw_ready;
 	struct task_struct *engine;
+	struct mutex files_lock; /* protects files, dead */
 	bool dead;
 	struct list_head files;
 	const struct fl_notify_src *notify;

@@ -26,7 +26,7 @@ static int fl_epf_epc_init(struct pci_epf *epf)
 	if (!ep)
 		return 0;
 	mutex_lock(&ep->life_lock);
-	if (ep->hw_ready || ep->dead) {
+	if (ep->hw_ready || READ_ONCE(ep->dead)) {
 		mutex_unlock(&ep->life_lock);
 		return 0;
 	}
@@ -124,6 +124,7 @@ static int fl_epf_bind(struct pci_epf *epf)
 	ep->id = -1;
 	mutex_init(&ep->life_lock);
 	mutex_init(&ep->reap_lock);
+	mutex_init(&ep->files_lock);
 	spin_lock_init(&ep->q_lock);
 	INIT_LIST_HEAD(&ep->files);
 	init_waitqueue_head(&ep->engine_wq);

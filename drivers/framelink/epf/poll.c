@@ -79,7 +79,7 @@ int fl_engine_start(struct fl_ep *ep)
 	int ret = 0;
 
 	mutex_lock(&ep->life_lock);
-	if (ep->engine || !ep->hw_ready || ep->dead)
+	if (ep->engine || !ep->hw_ready || READ_ONCE(ep->dead))
 		goto out_unlock;
 	ep->notify = &fl_notify_poll;
 	ep->poll_us = 0;

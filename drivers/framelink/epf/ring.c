@@ -117,8 +117,11 @@ static bool fl_ring_tx(struct fl_ep *ep)
 		}
 
 		x->slot = fl_q_take_posted(ep, &ts_post);
-		if (x->slot == FL_EP_NO_SLOT)
+		if (x->slot == FL_EP_NO_SLOT) {
+			/* Waiting for the app is not reaction time */
+			ep->t_seen = 0;
 			break;
+		}
 		x->bytes = d.bytes;
 		x->flags = d.flags;
 		x->ts_submit = ts_post;

@@ -124,7 +124,7 @@ static const struct vm_operations_struct fl_slots_vm_ops = {
 
 /**
  * fl_slots_mmap() - map slots to the app
- * @ep: the endpoint (caller holds life_lock and checked it is alive).
+ * @ep: the endpoint (caller holds files_lock and checked it is alive).
  * @vma: the mapping; offset 0 is slot 0, slot i at i * slot_size.
  *
  * Return: 0 or a negative errno.

@@ -48,10 +48,11 @@ static int fl_release(struct inode *inode, struct file *file)
 	mutex_lock(&host->lock);
 	/*
 	 * The last close gives every buffer back: frames still in flight or posted are
-	 * cancelled by a queue reset, completions nobody reaped are dropped.
+	 * cancelled by a queue reset, completions nobody reaped are dropped. A queue that
+	 * stopped (failed reset) gets another enable here.
 	 */
 	if (!--host->openers && !host->dead) {
-		if (!fl_q_idle(host))
+		if (!fl_q_idle(host) || !host->enabled)
 			fl_q_reset(host, -ECANCELED);
 		for (; host->fifo_len; host->fifo_len--) {
 			host->bufs[host->fifo[host->fifo_head].buf].state = FL_BUF_APP;

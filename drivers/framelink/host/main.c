@@ -144,7 +144,7 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	struct fl_host *host;
 	int ret;
 
-	if (!nbufs || nbufs > FL_RING_MAX_ENTRIES || !buf_size) {
+	if (!nbufs || nbufs > FL_RING_MAX_ENTRIES || !buf_size || buf_size > SZ_1G) {
 		dev_err(dev, "nbufs=%u buf_size=%u out of range\n", nbufs, buf_size);
 		return -EINVAL;
 	}
