@@ -117,7 +117,7 @@ static ssize_t loop_link_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 
 	if (sysfs_streq(buf, "down"))
-		ret = loop_link_down(loop, true);
+		ret = loop_link_down(loop);
 	else if (sysfs_streq(buf, "up"))
 		ret = loop_link_up(loop);
 	else

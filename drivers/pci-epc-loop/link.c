@@ -91,17 +91,18 @@ int loop_link_up(struct pci_epc_loop *loop)
 /**
  * loop_link_down() - take the link down
  * @loop: the loopback
- * @surprise: the root complex sees a surprise removal (debugfs fault)
  *
  * The endpoint loses the link first: DMA transfers in flight fail and the
  * outbound window stops working; EPFs are told and may still signal the
  * failure to the host. Then the root complex sees the link drop: the
- * function is (marked disconnected and) removed with its driver.
+ * function is marked disconnected and removed with its driver (a
+ * surprise removal, whether the link went down by stop, removal of this
+ * device or the debugfs fault).
  *
  * Context: process context, no EPC lock held.
  * Return: 0.
  */
-int loop_link_down(struct pci_epc_loop *loop, bool surprise)
+int loop_link_down(struct pci_epc_loop *loop)
 {
 	bool notify;
 
@@ -118,7 +119,7 @@ int loop_link_down(struct pci_epc_loop *loop, bool surprise)
 
 	mutex_lock(&loop->link_lock);
 	loop_set_rc_up(loop, false);
-	loop_host_remove(loop, surprise);
+	loop_host_remove(loop, true);
 	mutex_unlock(&loop->link_lock);
 
 	cancel_delayed_work_sync(&loop->irq_work);
@@ -142,7 +143,7 @@ static void loop_link_down_work(struct work_struct *work)
 	struct pci_epc_loop *loop = container_of(work, struct pci_epc_loop,
 						 link_down_work);
 
-	loop_link_down(loop, false);
+	loop_link_down(loop);
 }
 
 static void loop_bme_work(struct work_struct *work)
@@ -272,8 +273,8 @@ void loop_link_exit(struct pci_epc_loop *loop)
 	 * then sees removing / no link and does nothing. The second call
 	 * catches a link-up that was past its checks when removal began.
 	 */
-	loop_link_down(loop, false);
+	loop_link_down(loop);
 	destroy_workqueue(loop->link_wq);
 	loop->link_wq = NULL;
-	loop_link_down(loop, false);
+	loop_link_down(loop);
 }

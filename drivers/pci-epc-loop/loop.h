@@ -388,7 +388,7 @@ int loop_link_init(struct pci_epc_loop *loop);
 void loop_link_exit(struct pci_epc_loop *loop);
 int loop_link_start(struct pci_epc_loop *loop);
 void loop_link_stop(struct pci_epc_loop *loop);
-int loop_link_down(struct pci_epc_loop *loop, bool surprise);
+int loop_link_down(struct pci_epc_loop *loop);
 int loop_link_up(struct pci_epc_loop *loop);
 void loop_link_xfer_delay(struct pci_epc_loop *loop, size_t bytes, bool first);
 
