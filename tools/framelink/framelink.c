@@ -722,8 +722,9 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 		row->peer = !fl_dev_stats(peer, &p1);
 	row->irqs = s1.interrupts - s0.interrupts;
 	row->peer_irqs = p1.interrupts - p0.interrupts;
-	row->dma = p1.dma_transfers - p0.dma_transfers;
-	row->cpu = p1.cpu_transfers - p0.cpu_transfers;
+	/* whichever end moves the frames counts them (the endpoint) */
+	row->dma = s1.dma_transfers - s0.dma_transfers + p1.dma_transfers - p0.dma_transfers;
+	row->cpu = s1.cpu_transfers - s0.cpu_transfers + p1.cpu_transfers - p0.cpu_transfers;
 	if (back) {
 		qsort(lat, back, sizeof(*lat), cmp_u64);
 		row->p50 = lat[(back - 1) / 2];
@@ -802,16 +803,19 @@ static int cmd_bench(struct opts *o)
 	printf("framelink bench: %s, %llu frames per size through the peer's echo, each verified\n",
 	       o->dev, o->count);
 	printf("GB/s = 10^9 bytes/s of payload one way; latency: SUBMIT to the echoed frame\n"
-	       "reaching the driver (CLOCK_MONOTONIC of the driver)\n");
+	       "reaching the driver (CLOCK_MONOTONIC of the driver); irq/fr: interrupts taken\n"
+	       "here per frame; peer_irq: the peer's count per frame (an endpoint counts those it\n"
+	       "raises); dma_xfer/cpu_xfer: frames moved by DMA / by CPU copy, both directions\n");
 	printf("%8s %8s %12s %8s %9s %9s %9s %9s %9s %9s %8s\n", "size", "frames", "bytes",
-	       "GB/s", "p50_us", "p99_us", "max_us", "irq/fr", "ep_irq/fr", "ep_dma", "ep_cpu");
+	       "GB/s", "p50_us", "p99_us", "max_us", "irq/fr", "peer_irq", "dma_xfer", "cpu_xfer");
 	for (int k = 0; k < nrows; k++) {
 		struct bench_row *w = &rows[k];
 		double fr = w->frames ? (double)w->frames : 1;
 		char pi[16] = "-", pd[16] = "-", pc[16] = "-";
 
-		if (w->peer) {
+		if (w->peer)
 			snprintf(pi, sizeof(pi), "%.3f", (double)w->peer_irqs / fr);
+		if (w->peer || w->dma || w->cpu) {
 			snprintf(pd, sizeof(pd), "%llu", w->dma);
 			snprintf(pc, sizeof(pc), "%llu", w->cpu);
 		}
