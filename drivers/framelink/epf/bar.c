@@ -25,7 +25,7 @@
  */
 int fl_bar_alloc(struct fl_ep *ep)
 {
-	const struct pci_epc_bar_desc *bd = &ep->features->bar[BAR_0];
+	u64 fixed = fl_epc_bar_fixed_size(ep->features, BAR_0);
 	struct pci_epf *epf = ep->epf;
 	void *base;
 
@@ -33,12 +33,12 @@ int fl_bar_alloc(struct fl_ep *ep)
 		dev_err(ep->dev, "framelink needs BAR0, the controller reserves it\n");
 		return -EINVAL;
 	}
-	if (bd->type == BAR_FIXED && bd->fixed_size < FL_BAR_SIZE) {
+	if (fixed && fixed < FL_BAR_SIZE) {
 		dev_err(ep->dev, "BAR0 is fixed at %llu bytes, framelink needs %u\n",
-			bd->fixed_size, FL_BAR_SIZE);
+			fixed, FL_BAR_SIZE);
 		return -EINVAL;
 	}
-	base = pci_epf_alloc_space(epf, FL_BAR_SIZE, BAR_0, ep->features, PRIMARY_INTERFACE);
+	base = fl_epf_alloc_space(epf, FL_BAR_SIZE, BAR_0, ep->features);
 	if (!base) {
 		dev_err(ep->dev, "cannot allocate BAR0\n");
 		return -ENOMEM;

@@ -16,9 +16,9 @@
 #include "epf.h"
 
 static const unsigned int fl_irq_types[] = {
-	[FL_IRQ_INTX] = PCI_IRQ_INTX,
-	[FL_IRQ_MSI] = PCI_IRQ_MSI,
-	[FL_IRQ_MSIX] = PCI_IRQ_MSIX,
+	[FL_IRQ_INTX] = FL_EPC_IRQ_INTX,
+	[FL_IRQ_MSI] = FL_EPC_IRQ_MSI,
+	[FL_IRQ_MSIX] = FL_EPC_IRQ_MSIX,
 };
 
 /**

@@ -33,6 +33,8 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
+#include <framelink/compat.h>
+
 #include "fl_proto.h"
 
 /* Defaults the host driver matches: NVIDIA (the Orin), framelink function */

@@ -102,6 +102,8 @@ static const struct pci_epc_event_ops fl_epf_event_ops = {
 	.link_down = fl_epf_link_down,
 };
 
+static void fl_epf_unbind(struct pci_epf *epf);
+
 static int fl_epf_bind(struct pci_epf *epf)
 {
 	struct fl_epf *fepf = epf_get_drvdata(epf);
@@ -156,7 +158,13 @@ static int fl_epf_bind(struct pci_epf *epf)
 	mutex_unlock(&fepf->cfg_lock);
 	dev_info(&epf->dev, "/dev/%s: %u slots of %u bytes, rings of %u\n",
 		 ep->name, ep->nslots, ep->slot_size, ep->entries);
-	return 0;
+	/* Kernels before 6.4 deliver controller events through a notifier (compat.h) */
+	ret = fl_epf_events_bind(epf, ep->features);
+	if (ret) {
+		dev_err(&epf->dev, "cannot take controller events: %d\n", ret);
+		fl_epf_unbind(epf);
+	}
+	return ret;
 
 free_slots:
 	fl_slots_free(ep);
@@ -186,7 +194,7 @@ static void fl_epf_unbind(struct pci_epf *epf)
 	fl_ep_put(ep);
 }
 
-static int fl_epf_probe(struct pci_epf *epf, const struct pci_epf_device_id *id)
+static int fl_epf_probe(FL_EPF_PROBE_PARAMS)
 {
 	struct fl_epf *fepf;
 
@@ -204,7 +212,7 @@ static int fl_epf_probe(struct pci_epf *epf, const struct pci_epf_device_id *id)
 		.interrupt_pin = PCI_INTERRUPT_INTA,
 	};
 	epf->header = &fepf->header;
-	epf->event_ops = &fl_epf_event_ops;
+	fl_epf_events_set(epf, &fl_epf_event_ops);
 	epf_set_drvdata(epf, fepf);
 	return 0;
 }
@@ -214,7 +222,7 @@ static const struct pci_epf_device_id fl_epf_ids[] = {
 	{},
 };
 
-static const struct pci_epf_ops fl_epf_ops = {
+static FL_EPF_OPS_CONST struct pci_epf_ops fl_epf_ops = {
 	.bind = fl_epf_bind,
 	.unbind = fl_epf_unbind,
 	.add_cfs = fl_cfs_add,

@@ -23,6 +23,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <uapi/linux/framelink.h>
+#include <framelink/compat.h>
 
 #define FL_HOST_DRV_NAME	"framelink-host"
 

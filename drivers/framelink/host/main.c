@@ -103,7 +103,7 @@ static int fl_irq_setup(struct fl_host *host)
 	struct pci_dev *pdev = host->pdev;
 	int ret;
 
-	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX | PCI_IRQ_MSI | PCI_IRQ_INTX);
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX | PCI_IRQ_MSI | FL_HOST_IRQ_INTX);
 	if (ret < 0) {
 		dev_warn(host->dev, "no interrupt vector (%d): completions are polled\n", ret);
 		host->irq_type = FL_IRQ_NONE;
