@@ -124,7 +124,8 @@ static const struct vm_operations_struct fl_vm_ops = {
  * @host: the device.
  * @vma: the mapping; cacheable, like the kernel's view of the buffers.
  *
- * Return: 0, -EINVAL for a range outside the buffers, or remap_pfn_range()'s error.
+ * Return: 0, -EINVAL for a private mapping or a range outside the buffers, or
+ * remap_pfn_range()'s error.
  */
 int fl_bufs_mmap(struct fl_host *host, struct vm_area_struct *vma)
 {
@@ -134,7 +135,8 @@ int fl_bufs_mmap(struct fl_host *host, struct vm_area_struct *vma)
 	unsigned long addr = vma->vm_start;
 	int ret;
 
-	if (off >= total || len > total - off)
+	/* the device reads and writes these pages: no private (copy-on-write) mappings */
+	if (!(vma->vm_flags & VM_SHARED) || off >= total || len > total - off)
 		return -EINVAL;
 	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	while (len) {
