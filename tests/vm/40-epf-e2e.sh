@@ -91,6 +91,19 @@ e2e() {
 	bench_echo "$tag: bench through echo" 1,4095,4096,65535,65536,1M,2M 16
 	oneway "$tag: host -> endpoint verified" $HDEV $EPDEV 1000000 32
 	oneway "$tag: endpoint -> host verified" $EPDEV $HDEV 1000000 32
+	# endpoint -> host, frame (4 MiB) larger than the host buffer (2 MiB): both ends see
+	# the error (FL_ST_TOO_BIG on the wire, -EMSGSIZE to the endpoint app)
+	framelink recv -d $HDEV -n 1 -t 5000 >/tmp/recv.out 2>&1 &
+	rpid=$!
+	sleep 0.3
+	out=$(timeout 60 framelink send -d $EPDEV -s 4M -n 1 2>&1)
+	src=$?
+	wait $rpid
+	rrc=$?
+	echo "$out" | sed 's/^/# /'
+	sed 's/^/# /' /tmp/recv.out
+	if [ $src -ne 0 ] && [ $rrc -ne 0 ]; then t_ok "$tag: too big for the host buffer: error both ends"
+	else t_fail "$tag: too big for the host buffer: error both ends" "send $src recv $rrc"; fi
 	framelink stats -d $EPDEV 2>&1 | sed 's/^/# ep /'
 	t_check "$tag: link down, unbind" down
 	t_check "$tag: remove function" rmdir $FN
