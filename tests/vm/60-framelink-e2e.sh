@@ -55,7 +55,9 @@ stream_cut() {
 		t_fail "$name: the host app hung after the cut"
 		kill -9 $bench_pid
 	fi
-	t_check "$name: endpoint app ends when killed" sh -c "kill $echo_pid; sleep 1; ! kill -0 $echo_pid 2>/dev/null"
+	# Its last close waits (bounded) for frames in flight: give it 10 s, not forever.
+	kill $echo_pid
+	t_check "$name: endpoint app ends when killed" wait_for 100 sh -c "! kill -0 $echo_pid 2>/dev/null"
 	wait $echo_pid 2>/dev/null
 	t_check "$name: link back" $3
 	framelink echo -d $EDEV >/tmp/echo.out 2>&1 &
