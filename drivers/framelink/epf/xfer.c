@@ -75,7 +75,7 @@ static void fl_dma_release(struct dma_chan **chans, u32 *n)
  * Fewer channels than configured (or none) is not an error: frames then go
  * by CPU copy.
  *
- * Return: 0, or -ENOMEM when no outbound window is available.
+ * Return: 0, or -ENODEV/-ENOMEM when no outbound window is available.
  */
 int fl_xfer_init_hw(struct fl_ep *ep)
 {
@@ -90,6 +90,12 @@ int fl_xfer_init_hw(struct fl_ep *ep)
 		dev_info(ep->dev, "DMA: %u read and %u write channels of %u wanted\n",
 			 ep->nrd, ep->nwr, want);
 
+	if (!epc->mem) {
+		dev_err(ep->dev, "controller has no outbound window\n");
+		fl_dma_release(ep->wr, &ep->nwr);
+		fl_dma_release(ep->rd, &ep->nrd);
+		return -ENODEV;
+	}
 	ep->win_page = max_t(size_t, epc->mem->window.page_size, ep->features->align);
 	if (!ep->win_page)
 		ep->win_page = PAGE_SIZE;
