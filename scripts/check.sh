@@ -54,7 +54,18 @@ k61=$(tail -n1 build/kdir-6.1)
 knew=$(tail -n1 build/kdir-newest)
 echo "newest kernel tree: $(basename "$knew")"
 
+# The reserved-memory checker must pass the test machine's tree and refuse an overlap.
+dts_checks() {
+	scripts/qemu-dtb.sh build/virt-framelink.dtb dts/qemu-virt.dtso || return 1
+	if scripts/qemu-dtb.sh build/overlap.dtb dts/qemu-virt.dtso tests/dts/overlap.dtso; then
+		echo "reserved-memory checker passed an overlapping tree"
+		return 1
+	fi
+	echo "reserved-memory checker refused the overlapping tree, as it must"
+}
+
 stage "checkpatch --strict" counted scripts/static-checks.sh "$k612"
+stage "reserved-memory checks" counted dts_checks
 stage "modules 6.12 W=1 + sparse" counted sparse_build
 stage "modules 6.1 W=1" counted scripts/build-modules.sh 6.1 "$k61"
 stage "modules newest W=1" counted scripts/build-modules.sh newest "$knew"

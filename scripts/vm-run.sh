@@ -32,12 +32,11 @@ done
 kdir=$("$top/scripts/kernel.sh" 6.12 | tail -n1)
 work=$top/build/vm
 mkdir -p "$work" "$(dirname "$log")"
-machine=(-M virt,gic-version=3,its=on -cpu cortex-a57 -smp 2 -m 2048 -accel tcg,thread=multi -nic none)
+. "$top/scripts/qemu-dtb.sh"
+machine=("${QEMU_MACHINE[@]}")
 
-# DTB: QEMU's own, with the project's overlay applied.
-qemu-system-aarch64 "${machine[@]}" -machine dumpdtb="$work/virt.dtb" -display none >/dev/null
-dtc -q -@ -I dts -O dtb -o "$work/qemu-virt.dtbo" "$top/dts/qemu-virt.dtso"
-fdtoverlay -i "$work/virt.dtb" -o "$work/virt-framelink.dtb" "$work/qemu-virt.dtbo"
+# DTB: QEMU's own with the project's overlay, its reserved memory checked before it boots.
+"$top/scripts/qemu-dtb.sh" "$work/virt-framelink.dtb" "$top/dts/qemu-virt.dtso"
 
 # Initramfs: busybox, modules, test programs and scripts, listed for gen_init_cpio so no
 # device node needs root to create.
