@@ -182,6 +182,9 @@ static int fl_reap_copy(struct fl_host *host, struct fl_completion __user *up, u
 
 		if (copy_to_user(up + n, c, sizeof(*c)))
 			return n ? n : -EFAULT;
+		/* errors count what applications saw, not what the last close dropped */
+		if (c->status)
+			host->stats.errors++;
 		host->bufs[c->buf].state = FL_BUF_APP;
 		host->fifo_head = (host->fifo_head + 1) % host->nbufs;
 		WRITE_ONCE(host->fifo_len, host->fifo_len - 1);

@@ -40,8 +40,6 @@ static void fl_q_push(struct fl_host *host, const struct fl_completion *c)
 	host->fifo[(host->fifo_head + host->fifo_len) % host->nbufs] = *c;
 	host->bufs[c->buf].state = FL_BUF_DONE;
 	WRITE_ONCE(host->fifo_len, host->fifo_len + 1);
-	if (c->status)
-		host->stats.errors++;
 }
 
 /**
