@@ -157,11 +157,18 @@ bench_echo "hostile: bench after recovery" 4K,1M 8
 # The kselftest of the pair (both data paths)
 t_run_tap kselftest framelink_test
 
-# Unbind while the endpoint app runs and holds its slots mapped
+# Unbind mid-stream, the endpoint app running with its slots mapped
 framelink echo -d $EPDEV -t 30000 >/tmp/echo.out 2>&1 &
 epid=$!
 sleep 0.5
-t_check "unbind: with the endpoint app running" down
+timeout 120 framelink bench -d $HDEV -s 1M -n 100000 >/tmp/bench.out 2>&1 &
+bpid=$!
+sleep 3
+t_check "unbind: stream running" kill -0 $bpid
+t_check "unbind: mid-stream, endpoint app running" down
+wait $bpid
+echo "# bench exit $? after unbind"
+t_check "unbind: endpoint app ends" wait_for 100 sh -c "! kill -0 $epid 2>/dev/null"
 wait $epid
 echo "# echo exit $? after unbind"
 sed 's/^/# /' /tmp/echo.out | tail -3
