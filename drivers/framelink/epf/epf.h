@@ -280,6 +280,8 @@ struct fl_notify_src {
  * @wr: write channels (DMA_MEM_TO_DEV).
  * @nrd: read channels held.
  * @nwr: write channels held.
+ * @rd_next: read channel for the next frame (engine private).
+ * @wr_next: write channel for the next frame (engine private).
  * @win_va: outbound window, CPU address.
  * @win_phys: outbound window, controller address.
  * @win_page: mapping granule of the window.
