@@ -125,9 +125,9 @@ static const struct vm_operations_struct fl_slots_vm_ops = {
 /**
  * fl_slots_mmap() - map slots to the app
  * @ep: the endpoint (caller holds files_lock and checked it is alive).
- * @vma: the mapping; offset 0 is slot 0, slot i at i * slot_size.
+ * @vma: the mapping (MAP_SHARED); offset 0 is slot 0, slot i at i * slot_size.
  *
- * Return: 0 or a negative errno.
+ * Return: 0, or -EINVAL for a range outside the slots or a private mapping.
  */
 int fl_slots_mmap(struct fl_ep *ep, struct vm_area_struct *vma)
 {
@@ -135,6 +135,9 @@ int fl_slots_mmap(struct fl_ep *ep, struct vm_area_struct *vma)
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 
 	if (off >= ep->slots_bytes || len > ep->slots_bytes - off)
+		return -EINVAL;
+	/* A private (copy-on-write) mapping would write to copies, not to the slots */
+	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	/* The kernel maps the pool write-combined: same attributes for the app */
