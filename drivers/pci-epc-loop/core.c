@@ -36,7 +36,7 @@ struct loop_profile_desc {
 	bool msi_capable;
 	bool msix_capable;
 	size_t align;
-	struct loop_bar_caps bar[PCI_STD_NUM_BARS];
+	struct fl_epc_bar_caps bar[PCI_STD_NUM_BARS];
 };
 
 static const struct loop_profile_desc loop_profiles[] = {
@@ -189,7 +189,7 @@ static int loop_parse_profile(struct pci_epc_loop *loop)
 	f->msi_capable = p->msi_capable;
 	f->msix_capable = p->msix_capable;
 	f->align = p->align;
-	loop_compat_bar_features(f, p->bar);
+	fl_epc_set_bar_features(f, p->bar);
 	loop->features = f;
 	return 0;
 }
@@ -293,7 +293,7 @@ static void loop_remove(struct platform_device *pdev)
 	loop_link_exit(loop);
 
 	/* Endpoint functions release their DMA channels and BARs */
-	loop_epc_deinit_notify(loop->epc);
+	fl_epc_deinit_notify(loop->epc);
 	loop_debugfs_exit(loop);
 	loop_win_drop_all(loop);
 	pci_epc_mem_exit(loop->epc);
@@ -311,7 +311,7 @@ MODULE_DEVICE_TABLE(of, loop_of_match);
 
 static struct platform_driver loop_driver = {
 	.probe = loop_probe,
-	LOOP_PLATFORM_REMOVE(loop_remove),
+	FL_PLATFORM_REMOVE(loop_remove),
 	.driver = {
 		.name = "pci-epc-loop",
 		.of_match_table = loop_of_match,

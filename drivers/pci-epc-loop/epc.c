@@ -28,7 +28,7 @@ static int loop_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 			struct pci_epf_bar *epf_bar)
 {
 	struct pci_epc_loop *loop = epc_get_drvdata(epc);
-	const struct loop_bar_caps *caps;
+	const struct fl_epc_bar_caps *caps;
 	enum pci_barno bar = epf_bar->barno;
 
 	if (vfunc_no || bar < BAR_0 || bar > BAR_5)
@@ -248,7 +248,7 @@ static int loop_get_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
 }
 
 static int loop_raise_irq(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
-			  LOOP_IRQ_TYPE type, u16 interrupt_num)
+			  FL_EPC_IRQ_TYPE type, u16 interrupt_num)
 {
 	struct pci_epc_loop *loop = epc_get_drvdata(epc);
 
@@ -296,5 +296,5 @@ struct pci_epc_ops loop_epc_ops = {
  */
 void loop_epc_ops_init(void)
 {
-	loop_compat_set_align_addr(&loop_epc_ops, loop_align_addr);
+	fl_epc_set_align_addr(&loop_epc_ops, loop_align_addr);
 }

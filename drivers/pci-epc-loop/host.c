@@ -95,7 +95,7 @@ void loop_host_remove(struct pci_epc_loop *loop, bool surprise)
 	pci_lock_rescan_remove();
 	if (surprise)
 		list_for_each_entry(pdev, &bridge->bus->devices, bus_list)
-			loop_pci_dev_set_disconnected(pdev);
+			fl_pci_dev_set_disconnected(pdev);
 	pci_stop_root_bus(bridge->bus);
 	pci_remove_root_bus(bridge->bus);
 	pci_unlock_rescan_remove();

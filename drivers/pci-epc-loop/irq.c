@@ -97,7 +97,7 @@ static struct irq_chip loop_msi_chip __maybe_unused = {
 
 static struct msi_domain_info loop_msi_info __maybe_unused = {
 	.flags	= MSI_FLAG_USE_DEF_DOM_OPS | MSI_FLAG_USE_DEF_CHIP_OPS |
-		  LOOP_MSI_FLAG_NO_AFFINITY | MSI_FLAG_MULTI_PCI_MSI |
+		  FL_MSI_FLAG_NO_AFFINITY | MSI_FLAG_MULTI_PCI_MSI |
 		  MSI_FLAG_PCI_MSIX,
 	.chip	= &loop_msi_chip,
 };
@@ -309,11 +309,11 @@ static int loop_raise_one(struct pci_epc_loop *loop, struct loop_fn *fn,
 			  unsigned int type, u16 num)
 {
 	switch (type) {
-	case LOOP_IRQ_INTX:
+	case FL_EPC_IRQ_INTX:
 		return loop_raise_intx(loop, fn);
-	case LOOP_IRQ_MSI:
+	case FL_EPC_IRQ_MSI:
 		return loop_raise_msi(loop, fn, num);
-	case LOOP_IRQ_MSIX:
+	case FL_EPC_IRQ_MSIX:
 		return loop_raise_msix(loop, fn, num);
 	default:
 		return -EINVAL;
@@ -324,7 +324,7 @@ static int loop_raise_one(struct pci_epc_loop *loop, struct loop_fn *fn,
  * loop_irq_raise() - the function interrupts the root complex
  * @loop: the loopback
  * @func_no: function number
- * @type: LOOP_IRQ_INTX, LOOP_IRQ_MSI or LOOP_IRQ_MSIX
+ * @type: FL_EPC_IRQ_INTX, FL_EPC_IRQ_MSI or FL_EPC_IRQ_MSIX
  * @num: MSI/MSI-X vector, 1..N
  *
  * Context: process context, may sleep.
@@ -525,9 +525,9 @@ int loop_irq_init(struct pci_epc_loop *loop)
 	if (!loop->intx_domain)
 		goto err_fwnode;
 
-	if (loop_compat_msi_domains(fn_base, fn_msi, &loop_msi_base_ops, loop,
-				    LOOP_NR_MSI, &loop_msi_info,
-				    &loop->msi_base, &loop->msi_domain))
+	if (fl_loop_msi_domains(fn_base, fn_msi, &loop_msi_base_ops, loop,
+				LOOP_NR_MSI, &loop_msi_info,
+				&loop->msi_base, &loop->msi_domain))
 		goto err_intx;
 	/* The MSI parent model has no separate PCI/MSI domain */
 	if (loop->msi_domain == loop->msi_base)

@@ -114,7 +114,7 @@ int loop_link_down(struct pci_epc_loop *loop)
 
 	if (notify) {
 		atomic64_inc(&loop->stats.link_downs);
-		loop_epc_linkdown(loop->epc);
+		fl_epc_linkdown(loop->epc);
 	}
 
 	mutex_lock(&loop->link_lock);
@@ -152,7 +152,7 @@ static void loop_bme_work(struct work_struct *work)
 						 bme_work);
 
 	if (loop_rc_up(loop))
-		loop_epc_bme_notify(loop->epc);
+		fl_epc_bme_notify(loop->epc);
 }
 
 /**

@@ -20,7 +20,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "compat.h"
+#include <framelink/compat.h>
 
 #define LOOP_MAX_FUNCS		1
 #define LOOP_CFG_SIZE		PCI_CFG_SPACE_EXP_SIZE
@@ -274,7 +274,7 @@ struct pci_epc_loop {
 	enum loop_profile profile;
 	const struct pci_epc_features *features;
 	struct pci_epc_features features_buf;
-	const struct loop_bar_caps *bar_caps;
+	const struct fl_epc_bar_caps *bar_caps;
 
 	phys_addr_t pool_phys;
 	size_t pool_size;

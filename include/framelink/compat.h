@@ -1,33 +1,42 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * framelink: kernel version differences of the endpoint and PCI APIs, in one place.
+ * framelink: kernel version differences of the endpoint and PCI APIs, in one place, for
+ * every module of the project: the endpoint function and host drivers (drivers/framelink) and
+ * the loopback endpoint controller (drivers/pci-epc-loop, its own section below).
  *
  * The drivers are written against 6.12. The FL_HAVE_* macros come from feature tests on the
  * kernel's own headers (scripts/features.kbuild), not from LINUX_VERSION_CODE: distribution
- * and JetPack kernels backport endpoint API changes. Built against 6.1, 6.12 and the newest
- * Debian kernel; only 6.12 runs in the test VM.
+ * and JetPack kernels backport endpoint API changes (Debian's 6.12 has align_addr and the
+ * bus master notification of 6.13). Built against 6.1, 6.12 and the newest Debian kernel;
+ * only 6.12 runs in the test VM.
  */
 #ifndef _FRAMELINK_COMPAT_H
 #define _FRAMELINK_COMPAT_H
 
+#include <linux/irqdomain.h>
 #include <linux/mm.h>
+#include <linux/msi.h>
 #include <linux/notifier.h>
 #include <linux/pci.h>
 #include <linux/pci-epc.h>
 #include <linux/pci-epf.h>
+#include <linux/platform_device.h>
 
 /*
  * Interrupt types. Since 6.9 pci_alloc_irq_vectors() and pci_epc_raise_irq() share the
  * PCI_IRQ_* flags; before, INTx was PCI_IRQ_LEGACY on the host and the endpoint used
- * enum pci_epc_irq_type, with other values.
+ * enum pci_epc_irq_type, with other values. FL_EPC_IRQ_TYPE is the type of the interrupt
+ * type argument of pci_epc_ops.raise_irq (what a controller implements).
  */
 #ifdef FL_HAVE_PCI_IRQ_INTX
 #define FL_HOST_IRQ_INTX	PCI_IRQ_INTX
+#define FL_EPC_IRQ_TYPE		unsigned int
 #define FL_EPC_IRQ_INTX		PCI_IRQ_INTX
 #define FL_EPC_IRQ_MSI		PCI_IRQ_MSI
 #define FL_EPC_IRQ_MSIX		PCI_IRQ_MSIX
 #else
 #define FL_HOST_IRQ_INTX	PCI_IRQ_LEGACY
+#define FL_EPC_IRQ_TYPE		enum pci_epc_irq_type
 #define FL_EPC_IRQ_INTX		PCI_EPC_IRQ_LEGACY
 #define FL_EPC_IRQ_MSI		PCI_EPC_IRQ_MSI
 #define FL_EPC_IRQ_MSIX		PCI_EPC_IRQ_MSIX
@@ -146,6 +155,165 @@ static inline int fl_epf_events_bind(struct pci_epf *epf, const struct pci_epc_f
 	if (ret || f->linkup_notifier)
 		return ret;
 	return fl_compat_event_ops->link_up(epf);
+}
+#endif
+
+/*
+ * Controller side: the loopback endpoint controller and host bridge (drivers/pci-epc-loop).
+ * The interrupt types above and FL_HAVE_BAR_DESC are shared with the function side.
+ */
+
+/*
+ * pci_dev_set_disconnected() is private to the PCI core (drivers/pci/pci.h, every version):
+ * mark the device permanently failed the same way, so drivers see a surprise removal.
+ */
+static inline void fl_pci_dev_set_disconnected(struct pci_dev *pdev)
+{
+	WRITE_ONCE(pdev->error_state, pci_channel_io_perm_failure);
+}
+
+/* pci_epc_ops.align_addr came in 6.13 (backported to Debian's 6.12): not set before. */
+static inline void
+fl_epc_set_align_addr(struct pci_epc_ops *ops,
+		      u64 (*fn)(struct pci_epc *epc, u64 pci_addr, size_t *size, size_t *offset))
+{
+#ifdef FL_HAVE_ALIGN_ADDR
+	ops->align_addr = fn;
+#endif
+}
+
+/* pci_epc_linkdown() came in 6.4: before, there is no one to tell. */
+static inline void fl_epc_linkdown(struct pci_epc *epc)
+{
+#ifdef FL_HAVE_LINKDOWN
+	pci_epc_linkdown(epc);
+#endif
+}
+
+/* pci_epc_deinit_notify() came in 6.11: before, there is no one to tell. */
+static inline void fl_epc_deinit_notify(struct pci_epc *epc)
+{
+#ifdef FL_HAVE_DEINIT_NOTIFY
+	pci_epc_deinit_notify(epc);
+#endif
+}
+
+/* pci_epc_bus_master_enable_notify() came in 6.13 (in Debian's 6.12): before, no one to tell. */
+static inline void fl_epc_bme_notify(struct pci_epc *epc)
+{
+#ifdef FL_HAVE_BME_NOTIFY
+	pci_epc_bus_master_enable_notify(epc);
+#endif
+}
+
+/* platform_driver.remove returns void since 6.11 (.remove_new before). */
+#ifdef FL_HAVE_VOID_REMOVE
+#define FL_PLATFORM_REMOVE(fn)	.remove = (fn)
+#else
+#define FL_PLATFORM_REMOVE(fn)	.remove_new = (fn)
+#endif
+
+/**
+ * struct fl_epc_bar_caps - what a controller allows for one BAR, on every kernel
+ * @reserved: the EPF must not use it
+ * @fixed_size: size fixed by hardware, 0 = programmable
+ * @only_64bit: must be 64-bit (the next BAR is then reserved)
+ */
+struct fl_epc_bar_caps {
+	bool reserved;
+	u64 fixed_size;
+	bool only_64bit;
+};
+
+/*
+ * Fill pci_epc_features from @bar: struct pci_epc_bar_desc per BAR since 6.9, bitmaps and an
+ * array of fixed sizes before (the controller side of fl_epc_bar_reserved() above).
+ */
+static inline void fl_epc_set_bar_features(struct pci_epc_features *f,
+					   const struct fl_epc_bar_caps *bar)
+{
+	int i;
+
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+#ifdef FL_HAVE_BAR_DESC
+		f->bar[i].type = bar[i].reserved ? BAR_RESERVED :
+				 bar[i].fixed_size ? BAR_FIXED :
+				 BAR_PROGRAMMABLE;
+		f->bar[i].fixed_size = bar[i].fixed_size;
+		f->bar[i].only_64bit = bar[i].only_64bit;
+#else
+		if (bar[i].reserved)
+			f->reserved_bar |= BIT(i);
+		if (bar[i].only_64bit)
+			f->bar_fixed_64bit |= BIT(i);
+		f->bar_fixed_size[i] = bar[i].fixed_size;
+#endif
+	}
+}
+
+/* MSI_FLAG_NO_AFFINITY came in 6.10: before, the base chip's affinity op is used. */
+#ifdef FL_HAVE_NO_AFFINITY
+#define FL_MSI_FLAG_NO_AFFINITY	MSI_FLAG_NO_AFFINITY
+#else
+#define FL_MSI_FLAG_NO_AFFINITY	0
+#endif
+
+/*
+ * The loopback's software MSI controller. Without MSI parent domains (before 6.16) a
+ * PCI/MSI domain is stacked on the base domain with pci_msi_create_irq_domain() (as vmd.c
+ * did); with them the base domain is an MSI parent and the PCI core creates per-device
+ * domains under it (pci_msi_create_irq_domain() is gone in 6.19).
+ */
+#ifdef FL_HAVE_MSI_PARENT
+#include <linux/irqchip/irq-msi-lib.h>
+
+static const struct msi_parent_ops fl_loop_msi_parent_ops = {
+	.supported_flags	= MSI_GENERIC_FLAGS_MASK | MSI_FLAG_PCI_MSIX |
+				  MSI_FLAG_MULTI_PCI_MSI,
+	.required_flags		= MSI_FLAG_USE_DEF_DOM_OPS |
+				  MSI_FLAG_USE_DEF_CHIP_OPS |
+				  MSI_FLAG_NO_AFFINITY,
+	.bus_select_token	= DOMAIN_BUS_NEXUS,
+	.bus_select_mask	= MATCH_PCI_MSI,
+	.prefix			= "LOOP-",
+	.init_dev_msi_info	= msi_lib_init_dev_msi_info,
+};
+
+static inline int
+fl_loop_msi_domains(struct fwnode_handle *fn_base, struct fwnode_handle *fn_msi,
+		    const struct irq_domain_ops *ops, void *host_data, unsigned int size,
+		    struct msi_domain_info *pci_info, struct irq_domain **base,
+		    struct irq_domain **msi)
+{
+	struct irq_domain_info info = {
+		.fwnode		= fn_base,
+		.size		= size,
+		.hwirq_max	= size,
+		.ops		= ops,
+		.host_data	= host_data,
+	};
+
+	*base = msi_create_parent_irq_domain(&info, &fl_loop_msi_parent_ops);
+	*msi = *base;
+	return *base ? 0 : -ENOMEM;
+}
+#else
+static inline int
+fl_loop_msi_domains(struct fwnode_handle *fn_base, struct fwnode_handle *fn_msi,
+		    const struct irq_domain_ops *ops, void *host_data, unsigned int size,
+		    struct msi_domain_info *pci_info, struct irq_domain **base,
+		    struct irq_domain **msi)
+{
+	*base = irq_domain_create_linear(fn_base, size, ops, host_data);
+	if (!*base)
+		return -ENOMEM;
+	*msi = pci_msi_create_irq_domain(fn_msi, pci_info, *base);
+	if (!*msi) {
+		irq_domain_remove(*base);
+		*base = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 #endif
 
