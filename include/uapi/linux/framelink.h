@@ -32,7 +32,9 @@
  *   rx_off  +---------------------------+ struct fl_rx_desc[rx_entries]  host writes:
  *           | empty host buffers        |                        buffers the EP may fill
  *           +---------------------------+
- *           | unused (<= 1 MiB)         |
+ *           | unused; the generic loop  |
+ *           | profile puts the MSI-X    |
+ *           | table at 0x80000          |
  *           +---------------------------+
  *
  * Host memory (allocated by the host, bus address in fl_bar_ctrl.cq_addr):
@@ -110,8 +112,13 @@ struct fl_bar_header {
 /**
  * struct fl_bar_ctrl - host setup (BAR0 + 0x100, 256 bytes, host writes)
  * @ctrl: FL_CTRL_*; the host writes every other field first, then sets %FL_CTRL_ENABLE.
- *	Clearing it resets the queues: the endpoint stops, fails what is in flight with
- *	%FL_ST_RESET and returns to %FL_STATE_RESET.
+ *	Clearing it resets the queues: the endpoint stops its DMA, writes nothing more to
+ *	host memory, fails its own app's frames in flight (-ECANCELED) and then reports
+ *	%FL_STATE_RESET. The host fails its in-flight descriptors itself and keeps the
+ *	completion ring and buffers until it reads RESET. After %FL_STATE_ERROR or a link
+ *	down the host must clear ENABLE and see RESET before enabling again; a stale ENABLE
+ *	is never obeyed. At every enable all indices restart at 0 and the endpoint zeroes
+ *	fl_host_status.cq_prod (which also proves @cq_addr).
  * @cq_entries: completion ring entries, a power of two, at least tx_entries + rx_entries
  *	so the ring never overflows.
  * @cq_addr: bus address of the host ring area (struct fl_host_status, then the fl_cqe ring
@@ -225,10 +232,15 @@ struct fl_host_status {
 
 /* Completion status on the wire (fl_cqe.status). */
 #define FL_ST_OK		0
+/*
+ * A frame larger than the posted host buffer is consumed: FL_ST_TOO_BIG to the host, -EMSGSIZE
+ * to the endpoint app. A bad fl_rx_desc completes with FL_ST_BAD_DESC and the endpoint's frame
+ * waits for the next buffer.
+ */
 #define FL_ST_TOO_BIG		1	/* frame larger than the receiving buffer */
 #define FL_ST_DMA		2	/* the DMA engine reported an error */
 #define FL_ST_BAD_DESC		3	/* the descriptor failed validation */
-#define FL_ST_RESET		4	/* the queue was reset before the frame moved */
+#define FL_ST_RESET		4	/* reserved: reset frames are failed by each side itself */
 
 /**
  * struct fl_cqe - a completion in host memory (64 bytes, endpoint writes)
