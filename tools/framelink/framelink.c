@@ -989,6 +989,7 @@ int main(int argc, char **argv)
 		{ }
 	};
 	struct opts o = { .batch = 8, .timeout_ms = -1 };
+	struct sigaction sa = { 0 };
 	const char *cmd;
 	u64 v;
 	int ch;
@@ -1047,8 +1048,11 @@ int main(int argc, char **argv)
 	}
 	if (!o.dev)
 		o.dev = strcmp(cmd, "echo") ? DEFAULT_HOST_DEV : DEFAULT_EP_DEV;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	/* no SA_RESTART: a blocking REAP returns EINTR and the loops see the stop at once */
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 
 	if (!strcmp(cmd, "info"))
 		return cmd_info(&o);
