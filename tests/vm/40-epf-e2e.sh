@@ -4,6 +4,7 @@
 # echo (DMA and CPU paths, both loop profiles), verified send/recv in each direction, a link
 # down in the middle of a stream, unbind with the endpoint app still running; no splat.
 . /tests/lib.sh
+. /tests/epc-loop-lib.sh
 
 EP=/sys/kernel/config/pci_ep
 EPC=pci-epc-loop
@@ -11,17 +12,6 @@ FN=$EP/functions/framelink_epf/fl0
 EPDEV=/dev/framelink-ep0
 HDEV=/dev/framelink0
 LOOPDBG=/sys/kernel/debug/pci-epc-loop/pci-epc-loop
-
-wait_for() {
-	n=$1
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 
 if [ ! -f /modules/framelink-host.ko ]; then
 	t_skip "e2e" "framelink-host.ko not built"

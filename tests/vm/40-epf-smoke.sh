@@ -6,22 +6,12 @@
 # endpoint chardev answers INFO and a REAP that times out, attributes are locked while bound,
 # unbind/rebind, unload; no splat.
 . /tests/lib.sh
+. /tests/epc-loop-lib.sh
 
 EP=/sys/kernel/config/pci_ep
 EPC=pci-epc-loop
 FN=$EP/functions/framelink_epf/fl0
 DEV=/dev/framelink-ep0
-
-wait_for() {
-	n=$1
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 
 # host_dev: sysfs directory of the enumerated framelink function
 host_dev() {

@@ -4,6 +4,7 @@
 # (send/recv --verify), the bench through `framelink echo` (every frame verified), surprise
 # link down mid-stream (errors, no hang), link up and the stream again, unload; no splat.
 . /tests/lib.sh
+. /tests/epc-loop-lib.sh
 
 EP=/sys/kernel/config/pci_ep
 EPC=pci-epc-loop
@@ -12,17 +13,6 @@ LOOPDBG=/sys/kernel/debug/pci-epc-loop/pci-epc-loop
 HDEV=/dev/framelink0
 EDEV=/dev/framelink-ep0
 PROFILE=${PROFILE:-generic}
-
-wait_for() {
-	n=$1
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 
 if [ ! -f /modules/framelink-epf.ko ]; then
 	t_skip "e2e: framelink-epf" "framelink-epf.ko not built"
