@@ -44,7 +44,7 @@ echo_start() {
 	framelink echo -d $EDEV >/tmp/echo.log 2>&1 &
 	echo_pid=$!
 	sleep 0.5
-	if kill -0 $echo_pid; then t_ok "$1"; else t_fail "$1" "echo exited"; fi
+	if alive $echo_pid; then t_ok "$1"; else t_fail "$1" "echo exited"; fi
 }
 
 echo_stop() {
@@ -136,7 +136,7 @@ if [ $rc -ne 0 ]; then t_ok "e2e: interrupted bench reported failure"; else
 	t_fail "e2e: interrupted bench reported failure" "bench passed"; fi
 t_check "e2e: link up again" sh -c "echo up >$LOOPDBG/link"
 t_check "e2e: host device back" wait_for 100 test -c $HDEV
-t_check "e2e: echo survived the link down" kill -0 $echo_pid
+t_check "e2e: echo survived the link down" alive $echo_pid
 show "e2e: bench after re-link" framelink bench -d $HDEV -p $EDEV -s 4K,256K -n 100
 
 # rebind the host driver with 8 MiB buffers (the endpoint keeps running) for 8 MiB frames;

@@ -36,17 +36,6 @@ fl_down() {
 	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
 }
 
-# wait_bounded PID SECONDS: the child's exit status, 137 when a watchdog had to SIGKILL it.
-# (`wait`, not `kill -0`: a child that exited but was not reaped yet still answers kill -0.)
-wait_bounded() {
-	(sleep $2; kill -9 $1 2>/dev/null) &
-	local wd=$! rc
-	wait $1
-	rc=$?
-	kill $wd 2>/dev/null
-	return $rc
-}
-
 # stream_cut NAME CUT RESTORE: echo on the endpoint, a long bench on the host, then CUT; the
 # bench must end with an error within 20 s; after RESTORE a short bench passes again.
 stream_cut() {
@@ -56,7 +45,7 @@ stream_cut() {
 	framelink bench -d $HDEV -s 64K -n 1000000 >/tmp/bench.out 2>&1 &
 	bench_pid=$!
 	sleep 2
-	t_check "$name: stream running" kill -0 $bench_pid
+	t_check "$name: stream running" alive $bench_pid
 	$2
 	wait_bounded $bench_pid 20
 	rc=$?

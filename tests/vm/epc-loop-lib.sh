@@ -20,6 +20,22 @@ wait_for() {
 	return 1
 }
 
+# alive PID: the process runs (a zombie, exited but not reaped, does not count).
+alive() {
+	[ -r /proc/$1/status ] && ! grep -q '^State:.*zombie' /proc/$1/status
+}
+
+# wait_bounded PID SECONDS: the child's exit status, 137 when a watchdog had to SIGKILL it.
+# (`wait`, not `kill -0`: a child that exited but was not reaped yet still answers kill -0.)
+wait_bounded() {
+	(sleep $2; kill -9 $1 2>/dev/null) &
+	local wd=$! rc
+	wait $1
+	rc=$?
+	kill $wd 2>/dev/null
+	return $rc
+}
+
 # loop_load [PARAM=VALUE...]: pci-epc-loop plus the kernel's test pair.
 loop_load() {
 	t_insmod pci-epc-loop "$@" &&
