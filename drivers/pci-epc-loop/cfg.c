@@ -63,7 +63,7 @@ static void loop_cfg_init_fn(struct pci_epc_loop *loop, struct loop_fn *fn)
 	cfg_set(fn, PCI_INTERRUPT_LINE, 0, 1, 0xff);
 
 	/* MSI: 64-bit, per-vector masking */
-	fn->msi_mmc = loop->profile == LOOP_PROFILE_TEGRA234 ? 5 : 0;
+	fn->msi_mmc = loop->profile != LOOP_PROFILE_GENERIC ? 5 : 0;
 	cfg_set(fn, msi + PCI_CAP_LIST_ID, PCI_CAP_ID_MSI, 1, 0);
 	cfg_set(fn, msi + PCI_MSI_FLAGS,
 		PCI_MSI_FLAGS_64BIT | PCI_MSI_FLAGS_MASKBIT |

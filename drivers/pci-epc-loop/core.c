@@ -21,7 +21,11 @@
 static char *profile;
 module_param(profile, charp, 0444);
 MODULE_PARM_DESC(profile,
-		 "feature profile: generic or tegra234 (default: DT \"framelink,profile\", else generic)");
+		 "feature profile: generic, tegra234, tegra234-edma or jetpack (default: DT \"framelink,profile\", else generic)");
+
+/* eDMA channels of the Tegra234 PCIe controller (see tegra234-edma below) */
+#define LOOP_T234_EDMA_RD	2
+#define LOOP_T234_EDMA_WR	4
 
 /**
  * struct loop_profile_desc - a feature profile
@@ -30,6 +34,12 @@ MODULE_PARM_DESC(profile,
  * @msix_capable: offer MSI-X to EPFs
  * @align: BAR / outbound window alignment
  * @bar: per-BAR constraints
+ * @dma_from_dt: dmaengine channels per direction from DT "dma-channels"
+ * @dma_rd: read channels when not @dma_from_dt (0 with @dma_wr 0: no dmaengine)
+ * @dma_wr: write channels when not @dma_from_dt
+ * @perst: epc_init/epc_deinit follow PERST# instead of probe/remove
+ * @deinit_at_assert: epc_deinit at PERST# assert (else at the next deassert)
+ * @msi_first: the MSI number raise_irq maps to the first vector
  */
 struct loop_profile_desc {
 	const char *name;
@@ -37,32 +47,80 @@ struct loop_profile_desc {
 	bool msix_capable;
 	size_t align;
 	struct fl_epc_bar_caps bar[PCI_STD_NUM_BARS];
+	bool dma_from_dt;
+	u8 dma_rd;
+	u8 dma_wr;
+	bool perst;
+	bool deinit_at_assert;
+	u8 msi_first;
 };
 
+/*
+ * Tegra234 in endpoint mode (drivers/pci/controller/dwc/pcie-tegra194.c):
+ * only BAR0, fixed 1 MiB and 64-bit, 64 KiB alignment. The hardware raises
+ * MSI (32 vectors) whether or not the EPF is offered the capability.
+ */
+#define LOOP_TEGRA234_BARS {					\
+	[BAR_0] = { .fixed_size = SZ_1M, .only_64bit = true },	\
+	[BAR_1] = { .reserved = true },				\
+	[BAR_2] = { .reserved = true },				\
+	[BAR_3] = { .reserved = true },				\
+	[BAR_4] = { .reserved = true },				\
+	[BAR_5] = { .reserved = true },				\
+}
+
 static const struct loop_profile_desc loop_profiles[] = {
-	/* Every BAR programmable, MSI and MSI-X */
+	/* Every BAR programmable, MSI and MSI-X, channels from DT */
 	[LOOP_PROFILE_GENERIC] = {
 		.name = "generic",
 		.msi_capable = true,
 		.msix_capable = true,
 		.align = SZ_4K,
+		.dma_from_dt = true,
+		.msi_first = 1,
 	},
 	/*
-	 * Tegra234 in endpoint mode as mainline exposes it (pcie-tegra194.c):
-	 * only BAR0, fixed 1 MiB and 64-bit, 64 KiB alignment, no MSI
-	 * capability offered to the EPF although the hardware raises MSI.
+	 * Mainline as Debian 6.12 ships it: msi_capable and msix_capable
+	 * false; MSI raised as BIT(num - 1) (b640d42a6ac9, in 6.12.117); no
+	 * eDMA in dmaengine (the DT has no "dma" reg, DWC 5.62a has no
+	 * viewport: dw_pcie_edma_find_mf() gives -ENODEV); epc_init at
+	 * PERST# deassert, epc_deinit at the next deassert.
 	 */
 	[LOOP_PROFILE_TEGRA234] = {
 		.name = "tegra234",
 		.align = SZ_64K,
-		.bar = {
-			[BAR_0] = { .fixed_size = SZ_1M, .only_64bit = true },
-			[BAR_1] = { .reserved = true },
-			[BAR_2] = { .reserved = true },
-			[BAR_3] = { .reserved = true },
-			[BAR_4] = { .reserved = true },
-			[BAR_5] = { .reserved = true },
-		},
+		.bar = LOOP_TEGRA234_BARS,
+		.perst = true,
+		.msi_first = 1,
+	},
+	/*
+	 * The same with the controller's eDMA registered with dw-edma: 2 read
+	 * and 4 write channels (DMA_RD_CHNL_NUM / DMA_WR_CHNL_NUM of NVIDIA's
+	 * include/linux/tegra-pcie-edma.h, linux-nv-oot).
+	 */
+	[LOOP_PROFILE_TEGRA234_EDMA] = {
+		.name = "tegra234-edma",
+		.align = SZ_64K,
+		.bar = LOOP_TEGRA234_BARS,
+		.dma_rd = LOOP_T234_EDMA_RD,
+		.dma_wr = LOOP_T234_EDMA_WR,
+		.perst = true,
+		.msi_first = 1,
+	},
+	/*
+	 * NVIDIA's JetPack kernel: dw_pcie_ep_deinit_notify() first thing in
+	 * pex_ep_event_pex_rst_assert(); MSI raised as BIT(num), num <= 31
+	 * (0-based); MSI-X offered (issue 7); eDMA only through NVIDIA's
+	 * tegra-pcie-edma library, not dmaengine.
+	 */
+	[LOOP_PROFILE_JETPACK] = {
+		.name = "jetpack",
+		.msix_capable = true,
+		.align = SZ_64K,
+		.bar = LOOP_TEGRA234_BARS,
+		.perst = true,
+		.deinit_at_assert = true,
+		.msi_first = 0,
 	},
 };
 
@@ -186,19 +244,44 @@ static int loop_parse_profile(struct pci_epc_loop *loop)
 	loop->profile = i;
 	loop->bar_caps = p->bar;
 	f->linkup_notifier = true;
+	/* Kernels before 6.11: EPFs wait for CORE_INIT when PERST# gates it */
+	fl_epc_set_core_init_notifier(f, p->perst);
 	f->msi_capable = p->msi_capable;
 	f->msix_capable = p->msix_capable;
 	f->align = p->align;
 	fl_epc_set_bar_features(f, p->bar);
 	loop->features = f;
+	loop->perst_model = p->perst;
+	loop->perst_deinit_at_assert = p->deinit_at_assert;
+	loop->msi_first = p->msi_first;
 	return 0;
+}
+
+/* DMA channels per direction: the profile's, or DT "dma-channels" */
+static void loop_parse_dma(struct pci_epc_loop *loop)
+{
+	const struct loop_profile_desc *p = &loop_profiles[loop->profile];
+	u32 nchans = LOOP_DEF_DMA_CHANS;
+
+	if (!p->dma_from_dt) {
+		loop->nchans_rd = p->dma_rd;
+		loop->nchans_wr = p->dma_wr;
+		return;
+	}
+	of_property_read_u32(loop->dev->of_node, "dma-channels", &nchans);
+	if (nchans > LOOP_MAX_DMA_CHANS) {
+		dev_warn(loop->dev, "dma-channels %u capped to %u\n", nchans,
+			 LOOP_MAX_DMA_CHANS);
+		nchans = LOOP_MAX_DMA_CHANS;
+	}
+	loop->nchans_rd = nchans;
+	loop->nchans_wr = nchans;
 }
 
 static int loop_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
 	struct pci_epc_loop *loop;
-	u32 nchans = LOOP_DEF_DMA_CHANS;
 	int ret;
 
 	loop = devm_kzalloc(dev, sizeof(*loop), GFP_KERNEL);
@@ -219,14 +302,8 @@ static int loop_probe(struct platform_device *pdev)
 	ret = loop_parse_profile(loop);
 	if (ret)
 		return ret;
-
-	of_property_read_u32(dev->of_node, "dma-channels", &nchans);
-	if (nchans > LOOP_MAX_DMA_CHANS) {
-		dev_warn(dev, "dma-channels %u capped to %u\n", nchans,
-			 LOOP_MAX_DMA_CHANS);
-		nchans = LOOP_MAX_DMA_CHANS;
-	}
-	loop->nchans = nchans;
+	loop_parse_dma(loop);
+	loop_perst_init(loop);
 
 	if (!of_property_read_bool(dev->of_node, "linux,pci-probe-only"))
 		dev_warn(dev, "no linux,pci-probe-only: BARs may be moved and break\n");
@@ -266,12 +343,13 @@ static int loop_probe(struct platform_device *pdev)
 	}
 
 	loop_debugfs_init(loop);
-	pci_epc_init_notify(loop->epc);
+	/* generic: epc_init now; PERST# profiles: at the first deassert */
+	loop_perst_probe_done(loop);
 
 	dev_info(dev, "profile %s, pool %pa+%zx, window %pad+%x, %u+%u DMA channels\n",
 		 loop_profiles[loop->profile].name,
 		 &loop->pool_phys, loop->pool_size, &loop->win_phys,
-		 LOOP_WIN_SIZE, nchans, nchans);
+		 LOOP_WIN_SIZE, loop->nchans_rd, loop->nchans_wr);
 	return 0;
 
 err_epc:
@@ -293,7 +371,7 @@ static void loop_remove(struct platform_device *pdev)
 	loop_link_exit(loop);
 
 	/* Endpoint functions release their DMA channels and BARs */
-	fl_epc_deinit_notify(loop->epc);
+	loop_perst_remove(loop);
 	loop_debugfs_exit(loop);
 	loop_win_drop_all(loop);
 	pci_epc_mem_exit(loop->epc);

@@ -380,7 +380,7 @@ int loop_dma_init(struct pci_epc_loop *loop)
 	unsigned int i;
 	int ret;
 
-	if (!loop->nchans)
+	if (!loop->nchans_rd && !loop->nchans_wr)
 		return 0;
 
 	/* EPFs may wait for transfers from reclaim-safe workqueues */
@@ -409,12 +409,12 @@ int loop_dma_init(struct pci_epc_loop *loop)
 	INIT_LIST_HEAD(&dd->channels);
 
 	/* Read channels first, then write channels, as dw-edma numbers them */
-	for (i = 0; i < 2 * loop->nchans; i++) {
+	for (i = 0; i < loop->nchans_rd + loop->nchans_wr; i++) {
 		struct loop_dma_chan *c = &loop->chans[i];
 
 		c->loop = loop;
 		c->idx = i;
-		c->dir = i < loop->nchans ? DMA_DEV_TO_MEM : DMA_MEM_TO_DEV;
+		c->dir = i < loop->nchans_rd ? DMA_DEV_TO_MEM : DMA_MEM_TO_DEV;
 		spin_lock_init(&c->lock);
 		INIT_LIST_HEAD(&c->submitted);
 		INIT_LIST_HEAD(&c->issued);

@@ -20,6 +20,8 @@ static int loop_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 
 	if (vfunc_no)
 		return -EINVAL;
+	if (loop_perst_check(loop, "write_header"))
+		return -EIO;
 	loop_cfg_write_header(loop, func_no, hdr);
 	return 0;
 }
@@ -33,6 +35,8 @@ static int loop_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 
 	if (vfunc_no || bar < BAR_0 || bar > BAR_5)
 		return -EINVAL;
+	if (loop_perst_check(loop, "set_bar"))
+		return -EIO;
 	caps = &loop->bar_caps[bar];
 	if (caps->reserved)
 		return -EINVAL;
@@ -61,7 +65,7 @@ static void loop_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 {
 	struct pci_epc_loop *loop = epc_get_drvdata(epc);
 
-	if (vfunc_no)
+	if (vfunc_no || loop_perst_check(loop, "clear_bar"))
 		return;
 	loop_cfg_clear_bar(loop, func_no, epf_bar->barno);
 }
@@ -149,6 +153,8 @@ static int loop_map_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	struct loop_win_map *m;
 	void *host;
 
+	if (loop_perst_check(loop, "map_addr"))
+		return -EIO;
 	if (!loop_ep_up(loop))
 		return -ENOLINK;
 	if (!size || addr < loop->win_phys ||
@@ -193,6 +199,8 @@ static void loop_unmap_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	struct pci_epc_loop *loop = epc_get_drvdata(epc);
 	struct loop_win_map *m, *tmp;
 
+	if (loop_perst_check(loop, "unmap_addr"))
+		return;
 	mutex_lock(&loop->win_lock);
 	list_for_each_entry_safe(m, tmp, &loop->win_maps, node) {
 		if (m->phys != addr)
@@ -211,6 +219,8 @@ static int loop_set_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no, u8 mmc)
 
 	if (vfunc_no || mmc > 5)
 		return -EINVAL;
+	if (loop_perst_check(loop, "set_msi"))
+		return -EIO;
 	loop_cfg_set_msi(loop, func_no, mmc);
 	return 0;
 }
@@ -221,6 +231,8 @@ static int loop_get_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
 
 	if (vfunc_no)
 		return -EINVAL;
+	if (loop_perst_check(loop, "get_msi"))
+		return -EIO;
 	return loop_cfg_get_msi(loop, func_no);
 }
 
@@ -234,6 +246,8 @@ static int loop_set_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	if (bir < BAR_0 || bir > BAR_5 || !nr_irqs || nr_irqs > 2048 ||
 	    !IS_ALIGNED(offset, 8))
 		return -EINVAL;
+	if (loop_perst_check(loop, "set_msix"))
+		return -EIO;
 	loop_cfg_set_msix(loop, func_no, nr_irqs, bir, offset);
 	return 0;
 }
@@ -244,17 +258,55 @@ static int loop_get_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
 
 	if (vfunc_no)
 		return -EINVAL;
+	if (loop_perst_check(loop, "get_msix"))
+		return -EIO;
 	return loop_cfg_get_msix(loop, func_no);
+}
+
+/*
+ * The number an EPF passes to raise_irq as the controller driver reads it:
+ * mainline raises MSI number n as vector n - 1 (BIT(n - 1), n <= 32),
+ * JetPack as vector n (BIT(n), n <= 31); MSI-X numbers are written to the
+ * doorbell as given. loop_irq_raise() takes 1-based vector numbers.
+ */
+static int loop_irq_number(struct pci_epc_loop *loop, unsigned int type,
+			   u16 num, u16 *vec)
+{
+	u16 first = loop->msi_first;
+
+	*vec = num;
+	if (type == FL_EPC_IRQ_MSI) {
+		if (num >= first && num <= first + 31) {
+			*vec = num - first + 1;
+			return 0;
+		}
+		dev_err_ratelimited(loop->dev,
+				    "MSI %u refused: this controller raises %u..%u\n",
+				    num, first, first + 31);
+		return -EINVAL;
+	}
+	if (type == FL_EPC_IRQ_MSIX && !num) {
+		dev_err_ratelimited(loop->dev, "MSI-X 0 refused: numbers start at 1\n");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int loop_raise_irq(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 			  FL_EPC_IRQ_TYPE type, u16 interrupt_num)
 {
 	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+	u16 vec;
+	int ret;
 
 	if (vfunc_no)
 		return -EINVAL;
-	return loop_irq_raise(loop, func_no, type, interrupt_num);
+	if (loop_perst_check(loop, "raise_irq"))
+		return -EIO;
+	ret = loop_irq_number(loop, type, interrupt_num, &vec);
+	if (ret)
+		return ret;
+	return loop_irq_raise(loop, func_no, type, vec);
 }
 
 static int loop_start(struct pci_epc *epc)

@@ -57,6 +57,10 @@ int loop_link_up(struct pci_epc_loop *loop)
 	bool notify;
 	int ret = 0;
 
+	/* No link while PERST# holds the controller in reset */
+	if (!loop_perst_link_allowed(loop))
+		return -ENOLINK;
+
 	mutex_lock(&loop->link_lock);
 	spin_lock(&loop->state_lock);
 	if (!loop->started || loop->removing) {
@@ -159,7 +163,8 @@ static void loop_bme_work(struct work_struct *work)
  * loop_link_start() - EPC start op: train the link
  * @loop: the loopback
  *
- * Context: epc->lock held; the link comes up asynchronously.
+ * Context: epc->lock held; the link comes up asynchronously (on PERST#
+ * profiles after the PERST# deassert, see perst.c).
  * Return: 0 or -ENODEV while the device is going away.
  */
 int loop_link_start(struct pci_epc_loop *loop)
@@ -172,7 +177,11 @@ int loop_link_start(struct pci_epc_loop *loop)
 	loop->started = true;
 	spin_unlock(&loop->state_lock);
 
-	queue_work(loop->link_wq, &loop->link_up_work);
+	/* PERST# profiles: the link comes up after the root deasserts PERST# */
+	if (loop->perst_model)
+		loop_perst_start(loop);
+	else
+		queue_work(loop->link_wq, &loop->link_up_work);
 	return 0;
 }
 

@@ -41,6 +41,8 @@
 enum loop_profile {
 	LOOP_PROFILE_GENERIC,
 	LOOP_PROFILE_TEGRA234,
+	LOOP_PROFILE_TEGRA234_EDMA,
+	LOOP_PROFILE_JETPACK,
 };
 
 /**
@@ -253,7 +255,8 @@ struct loop_stats {
  * @msi_used: allocated @msi_base hwirqs
  * @dma: dmaengine provider
  * @dma_wq: worker queue for the DMA channels
- * @nchans: channels per direction
+ * @nchans_rd: read (DEV_TO_MEM) channels, 0 = no dmaengine device registered
+ * @nchans_wr: write (MEM_TO_DEV) channels
  * @chans: read channels then write channels
  * @dma_registered: @dma is registered
  * @model_lock: protects @link_busy_until
@@ -312,7 +315,8 @@ struct pci_epc_loop {
 
 	struct dma_device dma;
 	struct workqueue_struct *dma_wq;
-	unsigned int nchans;
+	unsigned int nchans_rd;
+	unsigned int nchans_wr;
 	struct loop_dma_chan chans[2 * LOOP_MAX_DMA_CHANS];
 	bool dma_registered;
 
@@ -329,6 +333,41 @@ struct pci_epc_loop {
 
 	struct loop_stats stats;
 	struct dentry *dbg;
+
+	/*
+	 * PERST# lifecycle and interrupt numbering of the profile (perst.c,
+	 * epc.c). perst_lock serialises PERST# transitions and protects
+	 * perst_line and perst_inited; perst_on is written under it and read
+	 * locklessly by the EPC operations.
+	 */
+	/** @perst_model: init/deinit follow PERST# (all but generic) */
+	bool perst_model;
+	/** @perst_deinit_at_assert: epc_deinit at assert (JetPack), else at the next deassert */
+	bool perst_deinit_at_assert;
+	/** @msi_first: MSI number raise_irq maps to the first vector (1, JetPack 0) */
+	u8 msi_first;
+	/** @perst_lock: serialises PERST# transitions */
+	struct mutex perst_lock; /* perst_line, perst_inited, perst_on writes */
+	/** @perst_line: the root complex holds PERST# asserted */
+	bool perst_line;
+	/** @perst_on: controller out of reset: its registers answer */
+	bool perst_on;
+	/** @perst_inited: EPFs were told epc_init and not epc_deinit since */
+	bool perst_inited;
+	/** @perst_logged: an access while in reset was logged in this assert */
+	atomic_t perst_logged;
+	/** @perst_work: the root complex deasserts PERST# after start */
+	struct work_struct perst_work;
+	/** @perst_inits: epc_init notifications sent */
+	atomic64_t perst_inits;
+	/** @perst_deinits: epc_deinit notifications sent */
+	atomic64_t perst_deinits;
+	/** @perst_asserts: PERST# assert events seen by a started controller */
+	atomic64_t perst_asserts;
+	/** @perst_deasserts: PERST# deassert events seen by a started controller */
+	atomic64_t perst_deasserts;
+	/** @perst_faults: EPC operations refused while in reset */
+	atomic64_t perst_faults;
 };
 
 static inline bool loop_ep_up(struct pci_epc_loop *loop)
@@ -397,5 +436,14 @@ void loop_debugfs_init(struct pci_epc_loop *loop);
 void loop_debugfs_exit(struct pci_epc_loop *loop);
 void loop_debugfs_root_init(void);
 void loop_debugfs_root_exit(void);
+
+/* perst.c: PERST# lifecycle */
+void loop_perst_init(struct pci_epc_loop *loop);
+void loop_perst_probe_done(struct pci_epc_loop *loop);
+void loop_perst_start(struct pci_epc_loop *loop);
+bool loop_perst_link_allowed(struct pci_epc_loop *loop);
+int loop_perst_check(struct pci_epc_loop *loop, const char *op);
+void loop_perst_remove(struct pci_epc_loop *loop);
+void loop_perst_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir);
 
 #endif /* _PCI_EPC_LOOP_H */

@@ -317,4 +317,16 @@ fl_loop_msi_domains(struct fwnode_handle *fn_base, struct fwnode_handle *fn_msi,
 }
 #endif
 
+/*
+ * PERST# lifecycle of the loopback (drivers/pci-epc-loop/perst.c): before 6.11 a controller
+ * whose core comes up only at PERST# deassert sets core_init_notifier, and EPFs wait for
+ * CORE_INIT instead of initialising at bind. Since 6.11 the EPC core tracks init_complete.
+ */
+static inline void fl_epc_set_core_init_notifier(struct pci_epc_features *f, bool on)
+{
+#ifdef FL_HAVE_CORE_INIT_NOTIFIER
+	f->core_init_notifier = on;
+#endif
+}
+
 #endif /* _FRAMELINK_COMPAT_H */
