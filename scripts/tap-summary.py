@@ -5,6 +5,10 @@
 Counts the TAP results between the init's TAP markers, scans the whole log for kernel splats
 and prints one closing line 'N passed, N failed, N skipped'. Exit 0 only when the TAP block is
 complete, no test failed, at least one test ran and the log is free of splats.
+
+TAP TODO: 'not ok - NAME # TODO issue N ...' is an expected failure (a known driver issue the
+lab now shows): counted as xfail on its own line, not as failed. 'ok - NAME # TODO ...' is an
+unexpected pass: the issue is fixed or the test is wrong, and it fails the run.
 """
 import re
 import sys
@@ -29,6 +33,7 @@ SPLATS = [
 SPLAT_RE = re.compile("|".join(SPLATS))
 RESULT_RE = re.compile(r"^(not )?ok\b[ 0-9]*(?:- )?(.*)$")
 TIMESTAMP_RE = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+TODO_RE = re.compile(r"#\s*TODO\b", re.IGNORECASE)
 
 
 def main():
@@ -53,12 +58,19 @@ def main():
         block = [l for l in lines if RESULT_RE.match(l)]
         complete = False
 
-    passed = failed = skipped = 0
+    passed = failed = skipped = xfail = 0
     for line in block:
         m = RESULT_RE.match(line)
         if not m:
             continue
-        if m.group(1):
+        todo = TODO_RE.search(line)
+        if todo and m.group(1):
+            xfail += 1
+            print("XFAIL: " + line)
+        elif todo:
+            failed += 1
+            print("XPASS (unexpected pass of a TODO, fails the run): " + line)
+        elif m.group(1):
             failed += 1
             print("FAIL: " + line)
         elif re.search(r"#\s*SKIP", line, re.IGNORECASE):
@@ -76,6 +88,8 @@ def main():
     if passed + failed == 0:
         print("ERROR: no test ran")
 
+    if xfail:
+        print(f"{xfail} expected failures (TAP TODO, not counted as failed)")
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     ok = complete and failed == 0 and not splats and passed + failed > 0
     return 0 if ok else 1

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # framelink-epf with framelink-host on pci-epc-loop: frames both ways through the endpoint's
-# echo (DMA and CPU paths, both loop profiles), verified send/recv in each direction, a link
-# down in the middle of a stream, unbind with the endpoint app still running; no splat.
+# echo (DMA: generic and tegra234-edma; CPU: tegra234, which has no dmaengine channels, and
+# generic with dma_channels=0), verified send/recv in each direction, a link down in the
+# middle of a stream, unbind with the endpoint app still running; no splat.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 
@@ -101,6 +102,7 @@ e2e() {
 }
 
 e2e generic 2
+e2e tegra234-edma 2
 e2e tegra234 2
 e2e generic 0
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The driver pair end to end on the loopback link, on both pci-epc-loop profiles: the
+# The driver pair end to end on the loopback link, on the pci-epc-loop profiles tegra234 (CPU
+# copies: no dmaengine channels), tegra234-edma (2 read, 4 write channels) and generic: the
 # kselftest (both ends driven by one process), then a stream interrupted by a link down and
 # by unbinding the endpoint function: the apps get errors, nothing hangs, no splat, and
 # streaming works again after the link comes back.
@@ -65,7 +66,7 @@ stream_cut() {
 link_cut() { echo down >$LOOPDBG/link; }
 link_back() { echo up >$LOOPDBG/link && wait_for 100 test -c $HDEV; }
 
-for p in tegra234 generic; do
+for p in tegra234 tegra234-edma generic; do
 	if ! t_check "$p: loop, framelink-epf, framelink-host up" fl_up $p; then
 		fl_down >/dev/null 2>&1
 		continue

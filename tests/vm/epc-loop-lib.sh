@@ -97,11 +97,16 @@ pt_refused() {
 	if [ $rc -ne 0 ]; then t_ok "$name"; else t_fail "$name" "pcitest $* unexpectedly passed"; fi
 }
 
-# pcitest_suite TAG BARS MSIX: the kernel's pcitest.sh sequence, DMA and non-DMA.
+# pcitest_suite TAG BARS MSIX [DMA]: the kernel's pcitest.sh sequence, DMA and non-DMA.
+# DMA=0: the profile registers no dmaengine channels. 6.12's pci-epf-test then answers a DMA
+# command with no interrupt at all and pci_endpoint_test waits for it without a timeout (the
+# host's pcitest hangs in D state, as it would against such a board), so the DMA cases are
+# skipped, not run.
 pcitest_suite() {
 	tag=$1
 	bars=$2
 	msix=$3
+	dma=${4:-1}
 	for b in $bars; do
 		pt "$tag: BAR$b" -b "$b"
 	done
@@ -122,14 +127,22 @@ pcitest_suite() {
 		done
 	fi
 	pt "$tag: set IRQ type MSI" -i 1
-	for d in "" -d; do
-		for s in 1 1024 1025 1024000 1024001; do
-			pt "$tag: READ $s${d:+ DMA}" -r -s $s $d
-			pt "$tag: WRITE $s${d:+ DMA}" -w -s $s $d
-		done
+	for s in 1 1024 1025 1024000 1024001; do
+		pt "$tag: READ $s" -r -s $s
+		pt "$tag: WRITE $s" -w -s $s
+	done
+	for s in 1 1024 1025 1024000 1024001; do
+		if [ "$dma" = 1 ]; then
+			pt "$tag: READ $s DMA" -r -s $s -d
+			pt "$tag: WRITE $s DMA" -w -s $s -d
+		else
+			t_skip "$tag: READ/WRITE $s DMA" "no dmaengine channels (pcitest -d would hang)"
+		fi
 	done
 	for s in 1 1024 1025 1024000 1024001; do
 		pt "$tag: COPY $s" -c -s $s
 	done
-	pt_refused "$tag: COPY with DMA refused (no DMA_MEMCPY, as dw-edma)" -c -s 1024 -d
+	if [ "$dma" = 1 ]; then
+		pt_refused "$tag: COPY with DMA refused (no DMA_MEMCPY, as dw-edma)" -c -s 1024 -d
+	fi
 }
