@@ -53,8 +53,10 @@ t_check "tegra234: link the function, start" bind_start
 sleep 2
 t_check "tegra234: started, PERST# asserted: no epc_init" is epc_inits 0
 t_check "tegra234: started, PERST# asserted: the host sees no device" host_gone
+t0=$(cut -d' ' -f1 /proc/uptime)
 t_check "tegra234: PERST# deassert" perst deassert
 t_check "tegra234: the host enumerates the function" wait_for 100 test -c $DEV
+echo "# PERST# deassert -> pci_endpoint_test bound: $(awk -v t0=$t0 '{printf "%.2f", $1 - t0}' /proc/uptime) s (VM uptime)"
 t_check "tegra234: epc_init once" is epc_inits 1
 t_check "tegra234: no epc_deinit" is epc_deinits 0
 quick_suite "tegra234 first boot"
