@@ -226,7 +226,8 @@ static int loop_probe(struct platform_device *pdev)
 			 LOOP_MAX_DMA_CHANS);
 		nchans = LOOP_MAX_DMA_CHANS;
 	}
-	loop->nchans = nchans;
+	loop->nchans_rd = nchans;
+	loop->nchans_wr = nchans;
 
 	if (!of_property_read_bool(dev->of_node, "linux,pci-probe-only"))
 		dev_warn(dev, "no linux,pci-probe-only: BARs may be moved and break\n");

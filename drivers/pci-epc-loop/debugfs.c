@@ -67,7 +67,7 @@ static int loop_channels_show(struct seq_file *s, void *unused)
 	struct pci_epc_loop *loop = s->private;
 	unsigned int i;
 
-	for (i = 0; i < 2 * loop->nchans; i++) {
+	for (i = 0; i < loop->nchans_rd + loop->nchans_wr; i++) {
 		struct loop_dma_chan *c = &loop->chans[i];
 		size_t done = 0, total = 0;
 		unsigned int queued = 0;
@@ -232,6 +232,7 @@ void loop_debugfs_init(struct pci_epc_loop *loop)
 	debugfs_create_file("corrupt_bar", 0200, d, loop, &loop_corrupt_fops);
 	debugfs_create_file("stats", 0400, d, loop, &loop_stats_fops);
 	debugfs_create_file("channels", 0400, d, loop, &loop_channels_fops);
+	loop_dma_debugfs_init(loop, d);
 }
 
 /**
