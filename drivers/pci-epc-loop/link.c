@@ -206,48 +206,6 @@ void loop_link_stop(struct pci_epc_loop *loop)
 }
 
 /**
- * loop_link_xfer_delay() - account one chunk of a DMA transfer on the link
- * @loop: the loopback
- * @bytes: bytes in the chunk
- * @first: first chunk of a transfer (pays the setup time)
- *
- * Each transfer costs setup_ns (latency, not link occupancy) and
- * bytes / rate of link time; all channels share one link, so a channel
- * waits until the link is free and then occupies it for its chunk.
- * Several transfers in flight overlap their setup times.
- *
- * Context: process context (a channel worker).
- */
-void loop_link_xfer_delay(struct pci_epc_loop *loop, size_t bytes, bool first)
-{
-	u32 setup = READ_ONCE(loop->setup_ns);
-	u32 rate = READ_ONCE(loop->rate_mbps);
-	u64 now, until;
-	s64 wait_ns;
-
-	if (first && setup)
-		fsleep(DIV_ROUND_UP(setup, NSEC_PER_USEC));
-	if (!rate)
-		return;
-
-	spin_lock(&loop->model_lock);
-	now = ktime_get_ns();
-	until = max(now, loop->link_busy_until) +
-		div_u64((u64)bytes * 8 * 1000, rate);
-	loop->link_busy_until = until;
-	spin_unlock(&loop->model_lock);
-
-	wait_ns = until - now;
-	while (wait_ns > 0 && loop_ep_up(loop)) {
-		u64 us = min_t(u64, DIV_ROUND_UP_ULL(wait_ns, NSEC_PER_USEC),
-			       LOOP_MAX_SLEEP_US);
-
-		fsleep(us);
-		wait_ns = until - ktime_get_ns();
-	}
-}
-
-/**
  * loop_link_init() - set up link state and its workqueue
  * @loop: the loopback
  *

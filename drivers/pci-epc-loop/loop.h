@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/pci-epc.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -32,6 +33,9 @@
 #define LOOP_MSI_ADDR		0xfffff000ULL
 /* Outbound window carved from the reserved pool */
 #define LOOP_WIN_SIZE		SZ_16M
+
+/* Link model: how far DMA data may land ahead of its modelled slot */
+#define LOOP_MODEL_AHEAD_NS	(5 * NSEC_PER_MSEC)
 
 /* Offsets of the emulated capabilities in config space */
 #define LOOP_CAP_MSI		0x50
@@ -129,6 +133,9 @@ struct loop_dma_seg {
  * @remote: host (PCI) address of the first byte
  * @total: bytes in the transfer
  * @done: bytes transferred so far (for the residue)
+ * @next_seg: first segment not started yet (dw-edma: start_burst)
+ * @batch_done: bytes of the segments before the running linked-list
+ *		batch (dw-edma: xfer_sz of burst done_burst - 1)
  * @nsegs: number of @seg entries
  * @seg: local segments
  */
@@ -139,8 +146,23 @@ struct loop_dma_desc {
 	u64 remote;
 	size_t total;
 	size_t done;
+	unsigned int next_seg;
+	size_t batch_done;
 	unsigned int nsegs;
 	struct loop_dma_seg seg[] __counted_by(nsegs);
+};
+
+/* dw-edma channel states and requests (dw-edma-core.h enums) */
+enum loop_dw_status {
+	LOOP_DW_IDLE,
+	LOOP_DW_BUSY,
+	LOOP_DW_PAUSE,
+};
+
+enum loop_dw_request {
+	LOOP_DW_REQ_NONE,
+	LOOP_DW_REQ_PAUSE,
+	LOOP_DW_REQ_STOP,
 };
 
 #define LOOP_ERR_COOKIES	8
@@ -151,8 +173,9 @@ struct loop_dma_desc {
  * @loop: owning loopback
  * @dir: direction this channel moves data in
  * @idx: channel index (for the stall fault)
- * @lock: protects @submitted, @issued, @active, @abort, @cfg, @err_cookie,
- *	  @err_pos and the cookies in @chan
+ * @lock: protects @submitted, @issued, @terminated, @active, @abort, @cfg,
+ *	  @err_cookie, @err_pos, @configured, @status, @request, @in_cb
+ *	  and the cookies in @chan
  * @submitted: descriptors submitted but not issued
  * @issued: descriptors issued, waiting for the worker
  * @active: descriptor the worker is moving
@@ -161,13 +184,22 @@ struct loop_dma_desc {
  * @err_cookie: cookies of recently failed transfers, for tx_status
  * @err_pos: next slot in @err_cookie
  * @work: the worker; one per channel keeps transfers in order
+ * @terminated: dw-edma: descriptors terminated, freed at synchronize
+ * @configured: dw-edma: device_config was called since the channel was
+ *		allocated (prep and issue_pending need it)
+ * @status: dw-edma channel state (&enum loop_dw_status)
+ * @request: dw-edma pending request (&enum loop_dw_request)
+ * @in_cb: a completion callback is running (synchronize waits for it)
+ * @model_end: link model: end (ns) of this channel's last link slot
+ *	       (only the worker touches it)
+ * @kick_ns: when issue_pending last queued the worker
  */
 struct loop_dma_chan {
 	struct dma_chan chan;
 	struct pci_epc_loop *loop;
 	enum dma_transfer_direction dir;
 	unsigned int idx;
-	spinlock_t lock; /* lists, active, abort, cfg, err_cookie, cookies */
+	spinlock_t lock; /* lists, active, abort, cfg, errors, dw state, cookies */
 	struct list_head submitted;
 	struct list_head issued;
 	struct loop_dma_desc *active;
@@ -176,6 +208,13 @@ struct loop_dma_chan {
 	dma_cookie_t err_cookie[LOOP_ERR_COOKIES];
 	unsigned int err_pos;
 	struct work_struct work;
+	struct list_head terminated;
+	bool configured;
+	u8 status;
+	u8 request;
+	bool in_cb;
+	u64 model_end;
+	u64 kick_ns;
 };
 
 /**
@@ -259,10 +298,25 @@ struct loop_stats {
  * @nchans_wr: write (MEM_TO_DEV) channels
  * @chans: read channels then write channels
  * @dma_registered: @dma is registered
- * @model_lock: protects @link_busy_until
- * @link_busy_until: time (ns) the shared link is busy until
- * @rate_mbps: link model rate, 0 = unlimited
- * @setup_ns: link model per-transfer setup time
+ * @model_lock: protects @model_busy_until
+ * @rate_mbps: link model raw rate per direction (Mbit/s), 0 = unlimited
+ * @setup_ns: link model per-descriptor setup time (latency)
+ * @dma_dw_semantics: 0 = idealised engine, 1 = dw-edma channel semantics
+ * @dma_link_rwsem: held for read while a DMA chunk touches memory; link
+ *		    down takes it for write so no chunk runs after it
+ * @model_busy_until: per direction (0 read, 1 write): time (ns) the link
+ *		      direction is busy until
+ * @model_mps: Max_Payload_Size override in bytes, 0 = from Device Control
+ * @model_mrrs: Max_Read_Request_Size override in bytes, 0 = from Device
+ *		Control
+ * @model_ovh: per direction: per-TLP overhead (bytes) last used
+ * @model_bytes: per direction: bytes moved by DMA
+ * @model_link_ns: per direction: modelled link time (ns)
+ * @model_restarts: per direction: the copy fell too far behind the model
+ * @model_late_ns: per direction: how late the last completion came
+ *		   against its modelled end
+ * @model_start_late_ns: per direction: how long the last idle channel's
+ *			 worker took to start after issue_pending
  * @fail_dma: fail the next N DMA transfers
  * @drop_irq: drop the next N interrupts
  * @dup_irq: duplicate the next N interrupts
@@ -320,10 +374,22 @@ struct pci_epc_loop {
 	struct loop_dma_chan chans[2 * LOOP_MAX_DMA_CHANS];
 	bool dma_registered;
 
-	spinlock_t model_lock; /* link_busy_until */
-	u64 link_busy_until;
+	spinlock_t model_lock; /* model_busy_until */
 	u32 rate_mbps;
 	u32 setup_ns;
+
+	/* dw-edma semantics and the per-direction link model (dma.c, model.c) */
+	u32 dma_dw_semantics;
+	struct rw_semaphore dma_link_rwsem;
+	u64 model_busy_until[2];
+	u32 model_mps;
+	u32 model_mrrs;
+	u32 model_ovh[2];
+	atomic64_t model_bytes[2];
+	atomic64_t model_link_ns[2];
+	atomic64_t model_restarts[2];
+	atomic64_t model_late_ns[2];
+	atomic64_t model_start_late_ns[2];
 
 	atomic_t fail_dma;
 	atomic_t drop_irq;
@@ -429,7 +495,6 @@ int loop_link_start(struct pci_epc_loop *loop);
 void loop_link_stop(struct pci_epc_loop *loop);
 int loop_link_down(struct pci_epc_loop *loop);
 int loop_link_up(struct pci_epc_loop *loop);
-void loop_link_xfer_delay(struct pci_epc_loop *loop, size_t bytes, bool first);
 
 /* debugfs.c */
 void loop_debugfs_init(struct pci_epc_loop *loop);
@@ -445,5 +510,15 @@ bool loop_perst_link_allowed(struct pci_epc_loop *loop);
 int loop_perst_check(struct pci_epc_loop *loop, const char *op);
 void loop_perst_remove(struct pci_epc_loop *loop);
 void loop_perst_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir);
+/* dma.c and model.c: dw-edma semantics and the per-direction link model */
+void loop_dma_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir);
+bool loop_dma_chan_halted(struct loop_dma_chan *c);
+void loop_model_init(struct pci_epc_loop *loop);
+u64 loop_model_reserve(struct loop_dma_chan *c, u64 remote, size_t bytes,
+		       u64 ready, u64 *end);
+int loop_model_wait_until(struct loop_dma_chan *c, u64 t);
+void loop_model_done(struct loop_dma_chan *c, u64 end);
+void loop_model_started(struct loop_dma_chan *c, u64 kick);
+void loop_model_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir);
 
 #endif /* _PCI_EPC_LOOP_H */
