@@ -219,6 +219,8 @@ static int loop_probe(struct platform_device *pdev)
 	ret = loop_parse_profile(loop);
 	if (ret)
 		return ret;
+	if (loop_rc_init(loop))
+		return -EINVAL;
 
 	of_property_read_u32(dev->of_node, "dma-channels", &nchans);
 	if (nchans > LOOP_MAX_DMA_CHANS) {
