@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitfield.h>
+#include <linux/log2.h>
 #include <linux/string.h>
 
 #include "loop.h"
@@ -271,6 +272,56 @@ int loop_cfg_get_msix(struct pci_epc_loop *loop, u8 func_no)
 	return ctrl & PCI_MSIX_FLAGS_QSIZE;
 }
 
+/**
+ * loop_cfg_program_mps() - the root programs Max_Payload_Size
+ * @loop: the loopback
+ * @mps: payload size in bytes (128 << 0..5)
+ *
+ * Device Control's MPS field of every function gets @mps, capped to what
+ * the function's Device Capabilities say it supports.
+ */
+void loop_cfg_program_mps(struct pci_epc_loop *loop, u32 mps)
+{
+	int off = LOOP_CAP_EXP + PCI_EXP_DEVCTL;
+	unsigned long flags;
+	u32 enc, cap;
+	int i;
+
+	enc = mps >= 128 ? ilog2(mps) - 7 : 0;
+	raw_spin_lock_irqsave(&loop->cfg_lock, flags);
+	for (i = 0; i < LOOP_MAX_FUNCS; i++) {
+		struct loop_fn *fn = &loop->fn[i];
+		u16 ctl = cfg_get(fn, off, 2);
+
+		cap = cfg_get(fn, LOOP_CAP_EXP + PCI_EXP_DEVCAP, 4) &
+		      PCI_EXP_DEVCAP_PAYLOAD;
+		ctl &= ~PCI_EXP_DEVCTL_PAYLOAD;
+		ctl |= FIELD_PREP(PCI_EXP_DEVCTL_PAYLOAD, min(enc, cap));
+		fn->cfg[off] = ctl;
+		fn->cfg[off + 1] = ctl >> 8;
+	}
+	raw_spin_unlock_irqrestore(&loop->cfg_lock, flags);
+}
+
+/**
+ * loop_cfg_mps() - Max_Payload_Size programmed in function 0
+ * @loop: the loopback
+ *
+ * For the link model: the payload of a write TLP.
+ *
+ * Return: the payload size in bytes.
+ */
+u32 loop_cfg_mps(struct pci_epc_loop *loop)
+{
+	unsigned long flags;
+	u16 ctl;
+
+	raw_spin_lock_irqsave(&loop->cfg_lock, flags);
+	ctl = cfg_get(&loop->fn[0], LOOP_CAP_EXP + PCI_EXP_DEVCTL, 2);
+	raw_spin_unlock_irqrestore(&loop->cfg_lock, flags);
+	return 128U << FIELD_GET(PCI_EXP_DEVCTL_PAYLOAD, ctl);
+}
+
 static struct loop_fn *loop_cfg_fn(struct pci_bus *bus, unsigned int devfn)
 {
 	struct pci_epc_loop *loop = bus->sysdata;
@@ -281,6 +332,24 @@ static struct loop_fn *loop_cfg_fn(struct pci_bus *bus, unsigned int devfn)
 	return &loop->fn[PCI_FUNC(devfn)];
 }
 
+/*
+ * The link is down under a root that kept the function (no hot-plug): the
+ * root port still sends the request, nothing answers, and the access
+ * completes with all-ones for a read and no effect for a write, as
+ * pci_generic_config_read() returns whatever the controller's window gave.
+ */
+static bool loop_cfg_link_lost(struct pci_bus *bus, unsigned int devfn)
+{
+	struct pci_epc_loop *loop = bus->sysdata;
+
+	if (!pci_is_root_bus(bus) || PCI_SLOT(devfn) ||
+	    PCI_FUNC(devfn) >= LOOP_MAX_FUNCS || loop->rc_hotplug ||
+	    loop_rc_up(loop))
+		return false;
+	atomic64_inc(&loop->rc_cfg_lost);
+	return true;
+}
+
 static int loop_cfg_read(struct pci_bus *bus, unsigned int devfn, int where,
 			 int size, u32 *val)
 {
@@ -288,6 +357,10 @@ static int loop_cfg_read(struct pci_bus *bus, unsigned int devfn, int where,
 	struct loop_fn *fn = loop_cfg_fn(bus, devfn);
 	unsigned long flags;
 
+	if (!fn && loop_cfg_link_lost(bus, devfn)) {
+		*val = ~0U;
+		return PCIBIOS_SUCCESSFUL;
+	}
 	if (!fn || where < 0 || where + size > LOOP_CFG_SIZE) {
 		*val = ~0U;
 		return PCIBIOS_DEVICE_NOT_FOUND;
@@ -315,6 +388,8 @@ static int loop_cfg_write(struct pci_bus *bus, unsigned int devfn, int where,
 	u16 old_cmd, cmd;
 	int i;
 
+	if (!fn && loop_cfg_link_lost(bus, devfn))
+		return PCIBIOS_SUCCESSFUL;
 	if (!fn || where < 0 || where + size > LOOP_CFG_SIZE)
 		return PCIBIOS_DEVICE_NOT_FOUND;
 	atomic64_inc(&loop->stats.cfg_writes);

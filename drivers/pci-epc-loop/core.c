@@ -302,6 +302,8 @@ static int loop_probe(struct platform_device *pdev)
 	ret = loop_parse_profile(loop);
 	if (ret)
 		return ret;
+	if (loop_rc_init(loop))
+		return -EINVAL;
 	loop_parse_dma(loop);
 	loop_perst_init(loop);
 

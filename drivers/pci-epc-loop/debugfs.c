@@ -234,6 +234,7 @@ void loop_debugfs_init(struct pci_epc_loop *loop)
 	debugfs_create_file("channels", 0400, d, loop, &loop_channels_fops);
 	loop_perst_debugfs_init(loop, d);
 	loop_dma_debugfs_init(loop, d);
+	loop_rc_debugfs_init(loop, d);
 }
 
 /**

@@ -62,6 +62,14 @@ int loop_host_add(struct pci_epc_loop *loop)
 	/* The PCI core takes the bus's MSI domain from the bridge device */
 	dev_set_msi_domain(&bridge->dev, loop->msi_domain);
 
+	/*
+	 * The root programs Max_Payload_Size while it enumerates. There is
+	 * no root port device here, so the PCI core leaves Device Control
+	 * alone (pci_configure_mps() needs an upstream bridge): do it as the
+	 * profile's root would.
+	 */
+	loop_cfg_program_mps(loop, READ_ONCE(loop->rc_mps));
+
 	ret = pci_host_probe(bridge);
 	if (ret) {
 		dev_err(loop->dev, "host bridge probe failed: %d\n", ret);
@@ -103,4 +111,40 @@ void loop_host_remove(struct pci_epc_loop *loop, bool surprise)
 	pci_free_host_bridge(bridge);
 	loop->bridge = NULL;
 	dev_info(loop->dev, "link down%s\n", surprise ? " (surprise)" : "");
+}
+
+/**
+ * loop_host_link_lost() - the link dropped under a root without hot-plug
+ * @loop: the loopback
+ *
+ * Nothing is removed: the function, its pci_dev and its driver stay, as on
+ * a root whose link-down interrupt only logs (pci-j721e.c). Config
+ * accesses now complete with all-ones (cfg.c) and interrupts are dropped
+ * (irq.c) until the link returns.
+ *
+ * Context: process context, link_lock held, rc_up already false.
+ */
+void loop_host_link_lost(struct pci_epc_loop *loop)
+{
+	lockdep_assert_held(&loop->link_lock);
+	if (loop->bridge)
+		dev_info(loop->dev, "link down: function kept (%s: no hot-plug)\n",
+			 loop->rc_name);
+}
+
+/**
+ * loop_host_link_back() - the link retrained under a root that kept the bus
+ * @loop: the loopback
+ *
+ * The root does not enumerate again: the function answers with the config
+ * space it had (no reset went through), the same pci_dev and driver go on.
+ *
+ * Context: process context, link_lock held, rc_up already true.
+ */
+void loop_host_link_back(struct pci_epc_loop *loop)
+{
+	lockdep_assert_held(&loop->link_lock);
+	dev_info(loop->dev, "link up: function kept, no re-enumeration\n");
+	/* Vectors held while masked may be deliverable again */
+	loop_irq_kick(loop);
 }

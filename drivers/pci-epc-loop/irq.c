@@ -11,20 +11,34 @@
  * controller would, and runs the handler. Masked vectors are held pending
  * and delivered when unmasked.
  *
+ * INTx is a level: with intx_level set, a raise asserts the line for
+ * intx_assert_us (Tegra234's and Cadence's endpoint controllers hold it
+ * about 1 ms: pcie-tegra194.c tegra_pcie_ep_raise_intx_irq(),
+ * pcie-cadence-ep.c cdns_pcie_ep_send_intx_irq()), and while it is
+ * asserted, not disabled in the command register and not masked by the
+ * host's irq chip, the host handler runs again after each return, at most
+ * every LOOP_INTX_REDELIVER_US, as a level interrupt re-fires at EOI. The
+ * INTx Status bit follows the line. A root without INTx (j784s4) maps no
+ * IRQ and drops INTx raises.
+ *
  * Copyright (C) 2026 The framelink authors
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitfield.h>
+#include <linux/delay.h>
 #include <linux/irq.h>
 #include <linux/irqdomain.h>
+#include <linux/ktime.h>
 #include <linux/msi.h>
 
 #include "loop.h"
 
 /* Interrupts delivered per pass of the pending worker, to bound it */
 #define LOOP_IRQ_BATCH	64
+/* Shortest gap between two runs of the handler of a held INTx */
+#define LOOP_INTX_REDELIVER_US	50
 
 static void loop_msi_compose(struct irq_data *d, struct msi_msg *msg)
 {
@@ -102,11 +116,36 @@ static struct msi_domain_info loop_msi_info __maybe_unused = {
 	.chip	= &loop_msi_chip,
 };
 
+/*
+ * The INTx "controller" only records whether the host masked a pin: the
+ * level flow masks while the handler runs (and until a oneshot thread is
+ * done), and a masked level line is not delivered.
+ */
+static void loop_intx_mask(struct irq_data *d)
+{
+	struct pci_epc_loop *loop = irq_data_get_irq_chip_data(d);
+
+	set_bit(d->hwirq, &loop->intx_masked);
+}
+
+static void loop_intx_unmask(struct irq_data *d)
+{
+	struct pci_epc_loop *loop = irq_data_get_irq_chip_data(d);
+
+	clear_bit(d->hwirq, &loop->intx_masked);
+}
+
+static struct irq_chip loop_intx_chip = {
+	.name		= "pci-epc-loop-INTx",
+	.irq_mask	= loop_intx_mask,
+	.irq_unmask	= loop_intx_unmask,
+};
+
 static int loop_intx_map(struct irq_domain *d, unsigned int virq,
 			 irq_hw_number_t hw)
 {
-	irq_set_chip_and_handler(virq, &dummy_irq_chip, handle_simple_irq);
 	irq_set_chip_data(virq, d->host_data);
+	irq_set_chip_and_handler(virq, &loop_intx_chip, handle_level_irq);
 	return 0;
 }
 
@@ -127,19 +166,21 @@ int loop_map_irq(const struct pci_dev *pdev, u8 slot, u8 pin)
 {
 	struct pci_epc_loop *loop = pdev->bus->sysdata;
 
-	if (pin < 1 || pin > PCI_NUM_INTX)
+	/* J784S4: no INTx domain, of_irq_parse_and_map_pci() finds none */
+	if (!loop->rc_intx || pin < 1 || pin > PCI_NUM_INTX)
 		return 0;
 	return irq_create_mapping(loop->intx_domain, pin - 1);
 }
 
-static void loop_deliver(struct pci_epc_loop *loop, struct irq_domain *d,
+static bool loop_deliver(struct pci_epc_loop *loop, struct irq_domain *d,
 			 u32 hwirq, atomic64_t *counter)
 {
 	if (generic_handle_domain_irq_safe(d, hwirq)) {
 		atomic64_inc(&loop->stats.irq_dropped);
-		return;
+		return false;
 	}
 	atomic64_inc(counter);
+	return true;
 }
 
 /* The MSI controller decodes a memory write from the function */
@@ -205,6 +246,78 @@ static u8 *loop_msix_pba(struct pci_epc_loop *loop, struct loop_fn *fn)
 	       ALIGN(fn->msix_offset + fn->msix_nr * PCI_MSIX_ENTRY_SIZE, 8);
 }
 
+static void loop_intx_set_line(struct pci_epc_loop *loop, struct loop_fn *fn,
+			       bool asserted)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&loop->cfg_lock, flags);
+	if (asserted)
+		fn->cfg[PCI_STATUS] |= PCI_STATUS_INTERRUPT;
+	else
+		fn->cfg[PCI_STATUS] &= ~PCI_STATUS_INTERRUPT;
+	raw_spin_unlock_irqrestore(&loop->cfg_lock, flags);
+}
+
+/* The asserted line reaches the handler: link, command register, mask */
+static bool loop_intx_deliverable(struct pci_epc_loop *loop,
+				  struct loop_fn *fn, u8 pin)
+{
+	unsigned long flags;
+	bool enabled;
+
+	raw_spin_lock_irqsave(&loop->cfg_lock, flags);
+	enabled = !(fn_get16(fn, PCI_COMMAND) & PCI_COMMAND_INTX_DISABLE);
+	raw_spin_unlock_irqrestore(&loop->cfg_lock, flags);
+	return enabled && loop_rc_up(loop) &&
+	       !test_bit(pin - 1, &loop->intx_masked);
+}
+
+/*
+ * Level INTx: hold the line for intx_assert_us, as the controller's raise
+ * does (assert, sleep ~1 ms, deassert), and run the handler again after
+ * each return while it is held and reaches the host. The sleep between
+ * runs bounds the rate; the hold is bounded by the knob's maximum. On a
+ * board a handler of a few microseconds runs many times in 1 ms; in a slow
+ * VM one sleep can outlast the hold, so a handler that ran gets at least
+ * one more run when the line still reaches it at the end of the hold.
+ */
+static int loop_raise_intx_level(struct pci_epc_loop *loop,
+				 struct loop_fn *fn, u8 pin)
+{
+	u64 hold = (u64)READ_ONCE(loop->intx_assert_us) * NSEC_PER_USEC;
+	unsigned int runs = 0;
+	bool held = false, ok;
+	u64 deadline;
+
+	mutex_lock(&loop->intx_lock);
+	deadline = ktime_get_ns() + hold;
+	loop_intx_set_line(loop, fn, true);
+	while (loop_rc_up(loop)) {
+		ok = loop_intx_deliverable(loop, fn, pin);
+		if (ok) {
+			if (!loop_deliver(loop, loop->intx_domain, pin - 1,
+					  runs ? &loop->rc_intx_redelivered :
+					  &loop->stats.irq_intx))
+				break;
+			runs++;
+		} else if (!runs && !held) {
+			held = true;
+			atomic64_inc(&loop->stats.irq_held);
+		}
+		if (ktime_get_ns() >= deadline && (runs != 1 || !ok))
+			break;
+		usleep_range(LOOP_INTX_REDELIVER_US, 2 * LOOP_INTX_REDELIVER_US);
+	}
+	loop_intx_set_line(loop, fn, false);
+	mutex_unlock(&loop->intx_lock);
+
+	/* Deasserted before the host could see it: the interrupt is lost */
+	if (!runs && held)
+		atomic64_inc(&loop->stats.irq_dropped);
+	return 0;
+}
+
 static int loop_raise_intx(struct pci_epc_loop *loop, struct loop_fn *fn)
 {
 	unsigned long flags;
@@ -215,6 +328,19 @@ static int loop_raise_intx(struct pci_epc_loop *loop, struct loop_fn *fn)
 	if (pin < 1 || pin > PCI_NUM_INTX) {
 		raw_spin_unlock_irqrestore(&loop->cfg_lock, flags);
 		return -EINVAL;
+	}
+	if (!loop->rc_intx) {
+		/* The Assert_INTx message reaches a root that ignores it */
+		raw_spin_unlock_irqrestore(&loop->cfg_lock, flags);
+		atomic64_inc(&loop->rc_intx_refused);
+		atomic64_inc(&loop->stats.irq_dropped);
+		dev_dbg_ratelimited(loop->dev, "INTx dropped: %s has no INTx\n",
+				    loop->rc_name);
+		return 0;
+	}
+	if (READ_ONCE(loop->intx_level)) {
+		raw_spin_unlock_irqrestore(&loop->cfg_lock, flags);
+		return loop_raise_intx_level(loop, fn, pin);
 	}
 	if (fn_get16(fn, PCI_COMMAND) & PCI_COMMAND_INTX_DISABLE) {
 		fn->intx_pending = true;

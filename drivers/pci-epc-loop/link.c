@@ -87,6 +87,10 @@ int loop_link_up(struct pci_epc_loop *loop)
 		ret = loop_host_add(loop);
 		if (ret)
 			loop_set_rc_up(loop, false);
+	} else if (loop_ep_up(loop) && !loop_rc_up(loop)) {
+		/* The root kept the function over the link loss (rc.c) */
+		loop_set_rc_up(loop, true);
+		loop_host_link_back(loop);
 	}
 	mutex_unlock(&loop->link_lock);
 	return ret;
@@ -123,7 +127,11 @@ int loop_link_down(struct pci_epc_loop *loop)
 
 	mutex_lock(&loop->link_lock);
 	loop_set_rc_up(loop, false);
-	loop_host_remove(loop, true);
+	/* A root without hot-plug keeps the function (rc.c) */
+	if (loop_rc_keeps_function(loop))
+		loop_host_link_lost(loop);
+	else
+		loop_host_remove(loop, true);
 	mutex_unlock(&loop->link_lock);
 
 	cancel_delayed_work_sync(&loop->irq_work);

@@ -434,6 +434,29 @@ struct pci_epc_loop {
 	atomic64_t perst_deasserts;
 	/** @perst_faults: EPC operations refused while in reset */
 	atomic64_t perst_faults;
+	/* Root-complex profile (rc.c; used by irq.c, cfg.c, host.c, link.c) */
+	/** @rc_name: root-complex profile name ("generic-rc" or "j784s4") */
+	const char *rc_name;
+	/** @rc_intx: the root has an INTx domain (map_irq hands out IRQs) */
+	bool rc_intx;
+	/** @rc_hotplug: a link loss removes the function (surprise removal) */
+	bool rc_hotplug;
+	/** @intx_level: INTx is level-triggered (debugfs knob) */
+	u32 intx_level;
+	/** @intx_assert_us: how long a raise holds INTx asserted (knob) */
+	u32 intx_assert_us;
+	/** @rc_mps: Max_Payload_Size (bytes) the root programs at link up */
+	u32 rc_mps;
+	/** @intx_lock: serialises INTx assertions: one hold at a time */
+	struct mutex intx_lock;
+	/** @intx_masked: INTx pins masked by the host's irq chip (bitops) */
+	unsigned long intx_masked;
+	/** @rc_intx_redelivered: handler runs again while the line was held */
+	atomic64_t rc_intx_redelivered;
+	/** @rc_intx_refused: INTx raises dropped: the root has no INTx */
+	atomic64_t rc_intx_refused;
+	/** @rc_cfg_lost: config accesses answered all-ones/dropped, no link */
+	atomic64_t rc_cfg_lost;
 };
 
 static inline bool loop_ep_up(struct pci_epc_loop *loop)
@@ -520,5 +543,13 @@ int loop_model_wait_until(struct loop_dma_chan *c, u64 t);
 void loop_model_done(struct loop_dma_chan *c, u64 end);
 void loop_model_started(struct loop_dma_chan *c, u64 kick);
 void loop_model_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir);
+/* rc.c: root-complex profiles (generic-rc, j784s4) */
+int loop_rc_init(struct pci_epc_loop *loop);
+void loop_rc_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir);
+bool loop_rc_keeps_function(struct pci_epc_loop *loop);
+void loop_host_link_lost(struct pci_epc_loop *loop);
+void loop_host_link_back(struct pci_epc_loop *loop);
+void loop_cfg_program_mps(struct pci_epc_loop *loop, u32 mps);
+u32 loop_cfg_mps(struct pci_epc_loop *loop);
 
 #endif /* _PCI_EPC_LOOP_H */
