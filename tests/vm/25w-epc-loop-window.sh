@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # pci-epc-loop outbound window: a live long-lived mapping (writes cross within a bound, both
 # ways), and the two window knobs bite: posted_ns (a lost wake-up without flush reads) and
-# msi_overtake (the MSI before the data). loop-wintest plays both sides of the link.
+# msi_overtake (the MSI before the data); unmap_addr is a flush point. loop-wintest plays both
+# sides of the link.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 
@@ -13,10 +14,12 @@ wstat() { awk -v k="$1" '$1 == k { print $2 }' $LOOPDBG/window; }
 # wt CMD...: run one loop-wintest command; show: its result as TAP comments
 wt() { echo "$*" >$WT/cmd; }
 show() { sed 's/^/# /' $WT/result; }
-# The worker's pid (comm is cut to 15 characters) and CPU time in clock ticks
+# The worker's pid (its comm may be cut to 15 characters) and CPU time in clock ticks
 wpid() {
 	for c in /proc/[0-9]*/comm; do
-		[ "$(cat "$c" 2>/dev/null)" = "pci-epc-loop-wi" ] && { c=${c%/comm}; echo "${c#/proc/}"; return; }
+		case "$(cat "$c" 2>/dev/null)" in
+		pci-epc-loop-wi*) c=${c%/comm}; echo "${c#/proc/}"; return ;;
+		esac
 	done
 }
 wcpu() { awk '{ print $14 + $15 }' /proc/"$1"/stat; }
@@ -82,6 +85,13 @@ show
 t_check "window: msi_overtake=1: interrupt before the data observed in 10 trials" \
 	test "$(res msi_stale)" -ge 1 -a "$(res msi_lost)" -eq 0
 t_check "window: msi_overtake=1: the data landed later" test "$(res msi_unsettled)" -eq 0
+
+# unmap_addr is a flush point the lab observes: the write is in host memory when unmap returns.
+knobs 500000000 0
+t_check "window: unmap, posted_ns=500ms" wt unmap 10
+show
+t_check "window: unmap publishes at once despite posted_ns" \
+	test "$(res unmap_stale)" -eq 0 -a "$(res unmap_failed)" -eq 0
 knobs 0 0
 sed 's/^/# /' $LOOPDBG/window
 

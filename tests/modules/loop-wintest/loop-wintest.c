@@ -17,6 +17,8 @@
  *   dekker N      N trials of a lost-wake-up pair without flush reads
  *   msi N         N trials: write data through the window, raise MSI, the
  *                 handler looks at host memory
+ *   unmap N       N trials: map a short second mapping, write through it,
+ *                 unmap, look at host memory at once
  *
  * Copyright (C) 2026 The framelink authors
  */
@@ -52,6 +54,8 @@
 #define WT_LIVE_HOST	0x040	/* host writes, EP polls through the window */
 #define WT_FLAG		0x080	/* Dekker: EP's "I posted work" flag */
 #define WT_DATA		0x0c0	/* MSI: completion data */
+#define WT_UNMAP	0x800	/* unmap: the second, short mapping */
+#define WT_UNMAP_SIZE	64
 /* BAR0 layout */
 #define WT_ARMED	0x000	/* Dekker: host's "I am going to sleep" word */
 
@@ -72,6 +76,8 @@ MODULE_PARM_DESC(epc_name, "endpoint controller to use (default pci-epc-loop)");
  * @bar: BAR0 as given to pci_epc_set_bar()
  * @win: window CPU address (ioremapped by the EPC core)
  * @win_phys: window physical address
+ * @win2: window for the short mappings of the unmap test
+ * @win2_phys: its physical address
  * @host_page: host buffer the window maps
  * @mapped: the window mapping exists
  * @probed: completed when the host driver has probed
@@ -89,6 +95,8 @@ struct wt {
 	struct pci_epf_bar bar;
 	void __iomem *win;
 	phys_addr_t win_phys;
+	void __iomem *win2;
+	phys_addr_t win2_phys;
 	void *host_page;
 	bool mapped;
 	struct completion probed;
@@ -368,6 +376,34 @@ static void wt_msi(unsigned int n)
 	wt_report("msi_lost %u\nmsi_unsettled %u\n", lost, unsettled);
 }
 
+/*
+ * unmap_addr is a flush point: a write through a mapping is visible in
+ * host memory when unmap returns, whatever posted_ns says.
+ */
+static void wt_unmap(unsigned int n)
+{
+	unsigned int i, stale = 0, failed = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		u32 v = ++wt.seq;
+
+		ret = pci_epc_map_addr(wt.epc, 0, 0, wt.win2_phys,
+				       virt_to_phys(wt.host_page) + WT_UNMAP,
+				       WT_UNMAP_SIZE);
+		if (ret) {
+			failed++;
+			continue;
+		}
+		writel(v, wt.win2);
+		pci_epc_unmap_addr(wt.epc, 0, 0, wt.win2_phys);
+		if (READ_ONCE(*wt_host(WT_UNMAP)) != v)
+			stale++;
+	}
+	wt_report("unmap_trials %u\nunmap_stale %u\nunmap_failed %u\n", n,
+		  stale, failed);
+}
+
 static ssize_t wt_cmd_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
@@ -388,6 +424,8 @@ static ssize_t wt_cmd_write(struct file *file, const char __user *ubuf,
 		wt_dekker(n);
 	else if (sscanf(buf, "msi %u", &n) == 1 && n <= 10000)
 		wt_msi(n);
+	else if (sscanf(buf, "unmap %u", &n) == 1 && n <= 10000)
+		wt_unmap(n);
 	else
 		ret = -EINVAL;
 	mutex_unlock(&wt.lock);
@@ -446,8 +484,15 @@ static int wt_ep_setup(void)
 		ret = -ENOMEM;
 		goto err_clear_bar;
 	}
+	wt.win2 = pci_epc_mem_alloc_addr(wt.epc, &wt.win2_phys, WT_SIZE);
+	if (!wt.win2) {
+		ret = -ENOMEM;
+		goto err_free_win;
+	}
 	return 0;
 
+err_free_win:
+	pci_epc_mem_free_addr(wt.epc, wt.win_phys, wt.win, WT_SIZE);
 err_clear_bar:
 	pci_epc_clear_bar(wt.epc, 0, 0, &wt.bar);
 err_free_bar:
@@ -457,6 +502,7 @@ err_free_bar:
 
 static void wt_ep_teardown(void)
 {
+	pci_epc_mem_free_addr(wt.epc, wt.win2_phys, wt.win2, WT_SIZE);
 	pci_epc_mem_free_addr(wt.epc, wt.win_phys, wt.win, WT_SIZE);
 	pci_epc_clear_bar(wt.epc, 0, 0, &wt.bar);
 	dma_free_coherent(wt.epc->dev.parent, WT_SIZE, wt.bar.addr,
