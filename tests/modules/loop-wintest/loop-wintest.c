@@ -19,6 +19,7 @@
  *                 handler looks at host memory
  *   unmap N       N trials: map a short second mapping, write through it,
  *                 unmap, look at host memory at once
+ *   release       unmap the long-lived mapping (the link stays up)
  *
  * Copyright (C) 2026 The framelink authors
  */
@@ -416,18 +417,22 @@ static ssize_t wt_cmd_write(struct file *file, const char __user *ubuf,
 
 	mutex_lock(&wt.lock);
 	wt.result[0] = '\0';
-	if (!wt.mapped || !wt.pdev)
+	if (sysfs_streq(buf, "release") && wt.mapped) {
+		pci_epc_unmap_addr(wt.epc, 0, 0, wt.win_phys);
+		wt.mapped = false;
+	} else if (!wt.mapped || !wt.pdev) {
 		ret = -ENOLINK;
-	else if (sscanf(buf, "live %u", &n) == 1 && n <= 10000)
+	} else if (sscanf(buf, "live %u", &n) == 1 && n <= 10000) {
 		wt_live(n);
-	else if (sscanf(buf, "dekker %u", &n) == 1 && n <= 10000)
+	} else if (sscanf(buf, "dekker %u", &n) == 1 && n <= 10000) {
 		wt_dekker(n);
-	else if (sscanf(buf, "msi %u", &n) == 1 && n <= 10000)
+	} else if (sscanf(buf, "msi %u", &n) == 1 && n <= 10000) {
 		wt_msi(n);
-	else if (sscanf(buf, "unmap %u", &n) == 1 && n <= 10000)
+	} else if (sscanf(buf, "unmap %u", &n) == 1 && n <= 10000) {
 		wt_unmap(n);
-	else
+	} else {
 		ret = -EINVAL;
+	}
 	mutex_unlock(&wt.lock);
 	return ret ? ret : count;
 }
@@ -568,6 +573,7 @@ module_init(wt_init);
 
 static void __exit wt_exit(void)
 {
+	/* No command runs after this */
 	debugfs_remove_recursive(wt.dbg);
 	if (wt.mapped)
 		pci_epc_unmap_addr(wt.epc, 0, 0, wt.win_phys);
