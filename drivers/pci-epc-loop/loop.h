@@ -213,6 +213,7 @@ struct loop_stats {
  * @win_pending_since: time (ns) the waiting cut was taken; under @win_lock
  * @win_last_tick: start (ns) of the worker's previous pass; under @win_lock
  * @win_tick_us: knob: worker period in microseconds
+ * @win_idle_tick_us: knob: longest worker period while nothing moves
  * @win_scan_bytes: knob: bytes the worker compares per pass at most
  * @win_posted_ns: knob: delay before EPF window writes become visible
  * @win_msi_overtake: knob: raise_irq does not publish window writes first
@@ -284,6 +285,7 @@ struct pci_epc_loop {
 	u64 win_pending_since;
 	u64 win_last_tick;
 	u32 win_tick_us;
+	u32 win_idle_tick_us;
 	u32 win_scan_bytes;
 	u32 win_posted_ns;
 	bool win_msi_overtake;

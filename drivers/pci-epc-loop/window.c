@@ -6,7 +6,8 @@
  * make an ioremap of one physical page alias another, so the window is real
  * memory and a propagation worker keeps it and host memory in step:
  *
- * - every win_tick_us it compares the live mappings with a shadow copy
+ * - every win_tick_us (default 100 us; optionally backing off to
+ *   win_idle_tick_us while nothing moves) it compares the live mappings with a shadow copy
  *   (host memory as last synchronised): bytes the EPF changed in the window
  *   (window != shadow) are its posted writes and go to host memory; bytes
  *   the host changed (host != shadow, window == shadow) come into the window,
@@ -54,6 +55,8 @@
 #define LOOP_WIN_TICK_US	100
 #define LOOP_WIN_TICK_MIN_US	10
 #define LOOP_WIN_TICK_MAX_US	100000
+/* Quiet passes before the worker starts backing off towards win_idle_tick_us */
+#define LOOP_WIN_QUIET_PASSES	8
 #define LOOP_WIN_SCAN_BYTES	SZ_64K
 #define LOOP_WIN_SCAN_MIN	SZ_4K
 /* Words compared with memcmp() at once before looking at single words */
@@ -404,27 +407,32 @@ static void loop_win_flush_locked(struct pci_epc_loop *loop)
 	}
 }
 
-/*
- * One worker pass. Returns false when no mapping is live (the worker then
- * sleeps until map_addr wakes it).
- */
-static bool loop_win_tick(struct pci_epc_loop *loop)
+enum loop_win_pass {
+	LOOP_WIN_PASS_NONE,	/* no live mapping */
+	LOOP_WIN_PASS_QUIET,	/* nothing moved, nothing waits */
+	LOOP_WIN_PASS_ACTIVE,	/* something moved or a cut waits */
+};
+
+/* One worker pass */
+static enum loop_win_pass loop_win_tick(struct pci_epc_loop *loop)
 {
 	u64 posted = READ_ONCE(loop->win_posted_ns);
 	size_t n, start, total;
-	u64 t0, t1;
+	u64 t0, t1, moved;
+	bool active;
 
 	mutex_lock(&loop->win_lock);
 	total = loop->win_words;
 	if (!total) {
 		mutex_unlock(&loop->win_lock);
-		return false;
+		return LOOP_WIN_PASS_NONE;
 	}
 	/* Link down: nothing crosses it; loop_win_drop_all() follows */
 	if (!loop_ep_up(loop)) {
 		mutex_unlock(&loop->win_lock);
-		return true;
+		return LOOP_WIN_PASS_QUIET;
 	}
+	moved = loop->win_stat[LOOP_WIN_CUTS] + loop->win_stat[LOOP_WIN_FETCHED];
 
 	t0 = ktime_get_ns();
 	if (loop->win_last_tick)
@@ -455,28 +463,52 @@ static bool loop_win_tick(struct pci_epc_loop *loop)
 		}
 	}
 	loop->win_cursor = (start + n) % total;
+	active = loop->win_pending || moved != loop->win_stat[LOOP_WIN_CUTS] +
+					      loop->win_stat[LOOP_WIN_FETCHED];
 
 	t1 = ktime_get_ns();
 	loop_win_stat_add(loop, LOOP_WIN_TICKS, 1);
 	loop_win_stat_add(loop, LOOP_WIN_BUSY_NS, t1 - t0);
 	loop_win_stat_max(loop, LOOP_WIN_BUSY_MAX_NS, t1 - t0);
 	mutex_unlock(&loop->win_lock);
-	return true;
+	return active ? LOOP_WIN_PASS_ACTIVE : LOOP_WIN_PASS_QUIET;
+}
+
+/*
+ * Sleep after a pass: win_tick_us; after LOOP_WIN_QUIET_PASSES quiet passes
+ * in a row, twice the previous sleep each time up to win_idle_tick_us (no
+ * back-off while that is not above win_tick_us, the default).
+ */
+static u32 loop_win_next_sleep(struct pci_epc_loop *loop, u32 prev,
+			       unsigned int quiet)
+{
+	u32 tick = clamp_t(u32, READ_ONCE(loop->win_tick_us),
+			   LOOP_WIN_TICK_MIN_US, LOOP_WIN_TICK_MAX_US);
+	u32 idle = clamp_t(u32, READ_ONCE(loop->win_idle_tick_us), tick,
+			   LOOP_WIN_TICK_MAX_US);
+
+	if (quiet < LOOP_WIN_QUIET_PASSES)
+		return tick;
+	return clamp_t(u32, prev * 2, tick, idle);
 }
 
 static int loop_win_thread(void *data)
 {
 	struct pci_epc_loop *loop = data;
+	unsigned int quiet = 0;
+	u32 us = 0;
 
 	while (!kthread_should_stop()) {
-		if (loop_win_tick(loop)) {
-			u32 us = clamp_t(u32, READ_ONCE(loop->win_tick_us),
-					 LOOP_WIN_TICK_MIN_US,
-					 LOOP_WIN_TICK_MAX_US);
+		enum loop_win_pass pass = loop_win_tick(loop);
 
+		if (pass != LOOP_WIN_PASS_NONE) {
+			quiet = pass == LOOP_WIN_PASS_QUIET ?
+				min(quiet + 1, LOOP_WIN_QUIET_PASSES) : 0;
+			us = loop_win_next_sleep(loop, us, quiet);
 			usleep_range_state(us, us + us / 4, TASK_IDLE);
 			continue;
 		}
+		quiet = 0;
 		/* No live mapping: sleep until map_addr or stop wakes us */
 		set_current_state(TASK_IDLE);
 		if (!READ_ONCE(loop->win_words) && !kthread_should_stop())
@@ -744,11 +776,14 @@ DEFINE_SHOW_ATTRIBUTE(loop_win_stats);
 void loop_win_init(struct pci_epc_loop *loop, struct dentry *dir)
 {
 	loop->win_tick_us = LOOP_WIN_TICK_US;
+	loop->win_idle_tick_us = LOOP_WIN_TICK_US;
 	loop->win_scan_bytes = LOOP_WIN_SCAN_BYTES;
 	loop->win_posted_ns = 0;
 	loop->win_msi_overtake = false;
 
 	debugfs_create_u32("win_tick_us", 0600, dir, &loop->win_tick_us);
+	debugfs_create_u32("win_idle_tick_us", 0600, dir,
+			   &loop->win_idle_tick_us);
 	debugfs_create_u32("win_scan_bytes", 0600, dir, &loop->win_scan_bytes);
 	debugfs_create_u32("posted_ns", 0600, dir, &loop->win_posted_ns);
 	debugfs_create_bool("msi_overtake", 0600, dir, &loop->win_msi_overtake);

@@ -23,6 +23,7 @@ wpid() {
 	done
 }
 wcpu() { awk '{ print $14 + $15 }' /proc/"$1"/stat; }
+uptime_cs() { tr -d . </proc/uptime | cut -d' ' -f1; }
 knobs() {
 	echo "$1" >$LOOPDBG/posted_ns && echo "$2" >$LOOPDBG/msi_overtake
 }
@@ -46,15 +47,23 @@ for d in ep host; do
 done
 sed 's/^/# /' $LOOPDBG/window
 
-# Cost (reported, not asserted): worker CPU time and passes in 2 s, one 4 KiB mapping, no traffic
-pid=$(wpid)
-if [ -n "$pid" ]; then
+# Cost (reported, not asserted): worker CPU time and passes in 2 s, one 4 KiB mapping, no
+# traffic; with the default tick, then backing off to 1 ms while nothing moves.
+cost() {
 	c0=$(wcpu "$pid")
 	k0=$(wstat ticks)
 	b0=$(wstat busy_ns)
+	u0=$(uptime_cs)
 	sleep 2
-	echo "# cost: 2 s idle mapping: worker CPU $(($(wcpu "$pid") - c0)) x 10 ms," \
-		"$(($(wstat ticks) - k0)) passes, busy $((($(wstat busy_ns) - b0) / 1000000)) ms"
+	echo "# cost ($1): $(($(uptime_cs) - u0)) cs elapsed, worker CPU $(($(wcpu "$pid") - c0)) cs," \
+		"$(($(wstat ticks) - k0)) passes, in passes $((($(wstat busy_ns) - b0) / 1000000)) ms"
+}
+pid=$(wpid)
+if [ -n "$pid" ]; then
+	cost "win_idle_tick_us=$(cat $LOOPDBG/win_idle_tick_us)"
+	echo 1000 >$LOOPDBG/win_idle_tick_us
+	cost "win_idle_tick_us=1000"
+	echo 100 >$LOOPDBG/win_idle_tick_us
 fi
 
 # posted_ns: EP posts a flag through the window and checks "armed" in its BAR; two worker
