@@ -93,26 +93,6 @@ struct loop_fn {
 	DECLARE_BITMAP(msix_pending, 2048);
 };
 
-/**
- * struct loop_win_map - one outbound window mapping (map_addr)
- * @node: entry in &pci_epc_loop.win_maps
- * @phys: window physical address the EPF mapped
- * @pci_addr: host (PCI) address it maps to
- * @size: size of the mapping
- * @win: CPU address of the window bytes
- * @host: CPU address of the host bytes
- * @shadow: copy of the host bytes as last synchronised
- */
-struct loop_win_map {
-	struct list_head node;
-	phys_addr_t phys;
-	u64 pci_addr;
-	size_t size;
-	void *win;
-	void *host;
-	void *shadow;
-};
-
 struct pci_epc_loop;
 
 /**
@@ -266,6 +246,19 @@ struct loop_stats {
  * @win_phys: physical address of the outbound window
  * @win_lock: protects @win_maps
  * @win_maps: active outbound mappings
+ * @win_task: window worker (window.c), NULL when stopped; under @win_lock
+ * @win_words: 8-byte words of all live mappings; written under @win_lock,
+ *	       read locklessly by the worker to decide to sleep
+ * @win_cursor: next word a partial worker pass starts at; under @win_lock
+ * @win_pending: a cut of EPF writes waits for @win_posted_ns; under @win_lock
+ * @win_pending_since: time (ns) the waiting cut was taken; under @win_lock
+ * @win_last_tick: start (ns) of the worker's previous pass; under @win_lock
+ * @win_tick_us: knob: worker period in microseconds
+ * @win_idle_tick_us: knob: longest worker period while nothing moves
+ * @win_scan_bytes: knob: bytes the worker compares per pass at most
+ * @win_posted_ns: knob: delay before EPF window writes become visible
+ * @win_msi_overtake: knob: raise_irq does not publish window writes first
+ * @win_stat: window counters (enum loop_win_stat in window.c); under @win_lock
  * @cfg_lock: protects @fn (taken inside the PCI core's pci_lock)
  * @fn: emulated functions
  * @link_lock: serialises link transitions; protects @bridge,
@@ -341,6 +334,19 @@ struct pci_epc_loop {
 	dma_addr_t win_phys;
 	struct mutex win_lock; /* win_maps */
 	struct list_head win_maps;
+	/* window.c: the live outbound window (issue 7 items 1, 2, 6) */
+	struct task_struct *win_task;
+	size_t win_words;
+	size_t win_cursor;
+	bool win_pending;
+	u64 win_pending_since;
+	u64 win_last_tick;
+	u32 win_tick_us;
+	u32 win_idle_tick_us;
+	u32 win_scan_bytes;
+	u32 win_posted_ns;
+	bool win_msi_overtake;
+	u64 win_stat[16];
 
 	raw_spinlock_t cfg_lock; /* fn[] */
 	struct loop_fn fn[LOOP_MAX_FUNCS];
@@ -551,5 +557,10 @@ void loop_host_link_lost(struct pci_epc_loop *loop);
 void loop_host_link_back(struct pci_epc_loop *loop);
 void loop_cfg_program_mps(struct pci_epc_loop *loop, u32 mps);
 u32 loop_cfg_mps(struct pci_epc_loop *loop);
+/* window.c: the live outbound window */
+int loop_win_map(struct pci_epc_loop *loop, phys_addr_t addr, u64 pci_addr,
+		 size_t size);
+void loop_win_unmap(struct pci_epc_loop *loop, phys_addr_t addr);
+void loop_win_init(struct pci_epc_loop *loop, struct dentry *dir);
 
 #endif /* _PCI_EPC_LOOP_H */
