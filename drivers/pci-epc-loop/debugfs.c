@@ -232,6 +232,7 @@ void loop_debugfs_init(struct pci_epc_loop *loop)
 	debugfs_create_file("corrupt_bar", 0200, d, loop, &loop_corrupt_fops);
 	debugfs_create_file("stats", 0400, d, loop, &loop_stats_fops);
 	debugfs_create_file("channels", 0400, d, loop, &loop_channels_fops);
+	loop_nvedma_init(loop, d);
 }
 
 /**

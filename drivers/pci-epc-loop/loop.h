@@ -269,6 +269,8 @@ struct loop_stats {
  * @stall_wq: woken when @stall_mask or the link changes
  * @stats: counters
  * @dbg: debugfs directory
+ * @nvedma: NVIDIA eDMA library interface state (nvedma.c), NULL until
+ *	    loop_nvedma_init(); published once, read locklessly
  */
 struct pci_epc_loop {
 	struct device *dev;
@@ -331,6 +333,9 @@ struct pci_epc_loop {
 
 	struct loop_stats stats;
 	struct dentry *dbg;
+
+	/* NVIDIA eDMA library interface, jetpack profile (nvedma.c) */
+	struct loop_nvedma *nvedma;
 };
 
 static inline bool loop_ep_up(struct pci_epc_loop *loop)
@@ -399,5 +404,9 @@ void loop_debugfs_init(struct pci_epc_loop *loop);
 void loop_debugfs_exit(struct pci_epc_loop *loop);
 void loop_debugfs_root_init(void);
 void loop_debugfs_root_exit(void);
+
+/* nvedma.c: NVIDIA eDMA library interface (jetpack profile) */
+void loop_nvedma_init(struct pci_epc_loop *loop, struct dentry *dir);
+void loop_nvedma_link_down(struct pci_epc_loop *loop);
 
 #endif /* _PCI_EPC_LOOP_H */
