@@ -64,6 +64,20 @@ static const struct loop_profile_desc loop_profiles[] = {
 			[BAR_5] = { .reserved = true },
 		},
 	},
+	/*
+	 * SCAFFOLD for the nvedma branch only (the profiles are the perst
+	 * helper's): names for the two new enum values so that
+	 * profile=jetpack loads here. Drop this hunk at merge.
+	 */
+	[LOOP_PROFILE_TEGRA234_EDMA] = {
+		.name = "tegra234-edma",
+		.align = SZ_64K,
+	},
+	[LOOP_PROFILE_JETPACK] = {
+		.name = "jetpack",
+		.msix_capable = true,
+		.align = SZ_64K,
+	},
 };
 
 /**
