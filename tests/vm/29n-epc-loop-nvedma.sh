@@ -86,7 +86,7 @@ t0=$(uptime_cs)
 nt_expect "sync write on a stalled channel -> FAIL_TIMEOUT" "st 3 id 2" xfer write 1 1 4096 2097152
 t1=$(uptime_cs)
 echo "# sync timeout after $((t1 - t0)) cs (library: 4096*8/2e6 + 1000 ms)"
-t_check "$T: sync timeout waits the library's 1 s (100..400 cs)" test $((t1 - t0)) -ge 100 -a $((t1 - t0)) -le 400
+t_check "$T: sync timeout waits the library's 1 s (100..1000 cs, slow VM)" test $((t1 - t0)) -ge 100 -a $((t1 - t0)) -le 1000
 echo 0 >$NV/stall
 echo 0x1 >$NV/stall
 nt xfer write 0 1 4096 3145728 &
@@ -191,11 +191,15 @@ b0=$(nvs bytes)
 echo "# t=$(uptime_cs) submit"
 nt xfer write 0 32 65536 1048576
 t_check "$T: linkdown: 2 MiB write under way" wait_for 100 nvs_gt bytes $((b0 + 131072))
+# Hold the rest of the transfer (stall) across the link down and the first snapshot, so that
+# the engine moves the remaining chunks only after it: they must not reach host memory.
+echo 0x1 >$NV/stall
 echo "# t=$(uptime_cs) link down"
 t_check "$T: linkdown: link down" sh -c "echo down >$LOOPDBG/link"
 echo "# t=$(uptime_cs) link down done"
 nt snap 1048576 2097152
 h1=$(cat $NT/result)
+echo 0 >$NV/stall
 t_check "$T: linkdown: callback arrives" wait_for 100 rec_is 1 "st 0 cb 0 partial"
 rec_check "linkdown: reported SUCCESS, data only partly there" 1 "st 0 cb 0 partial"
 nt xfer write 0 1 65536 3145728
