@@ -32,6 +32,9 @@ static void loop_set_ep_up(struct pci_epc_loop *loop, bool up)
 	WRITE_ONCE(loop->ep_up, up);
 	spin_unlock(&loop->state_lock);
 	loop_dma_link_changed(loop);
+	/* No eDMA-library copy touches host memory once this returns */
+	if (!up)
+		loop_nvedma_link_down(loop);
 }
 
 static void loop_set_rc_up(struct pci_epc_loop *loop, bool up)

@@ -317,6 +317,8 @@ struct loop_stats {
  * @stall_wq: woken when @stall_mask or the link changes
  * @stats: counters
  * @dbg: debugfs directory
+ * @nvedma: NVIDIA eDMA library interface state (nvedma.c), NULL until
+ *	    loop_nvedma_init(); published once, read locklessly
  */
 struct pci_epc_loop {
 	struct device *dev;
@@ -463,6 +465,8 @@ struct pci_epc_loop {
 	atomic64_t rc_intx_refused;
 	/** @rc_cfg_lost: config accesses answered all-ones/dropped, no link */
 	atomic64_t rc_cfg_lost;
+	/* NVIDIA eDMA library interface, jetpack profile (nvedma.c) */
+	struct loop_nvedma *nvedma;
 };
 
 static inline bool loop_ep_up(struct pci_epc_loop *loop)
@@ -543,6 +547,9 @@ void loop_perst_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir);
 void loop_dma_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir);
 bool loop_dma_chan_halted(struct loop_dma_chan *c);
 void loop_model_init(struct pci_epc_loop *loop);
+void loop_model_charge(struct pci_epc_loop *loop,
+		       enum dma_transfer_direction dir, u64 remote,
+		       size_t bytes, u64 ready);
 u64 loop_model_reserve(struct loop_dma_chan *c, u64 remote, size_t bytes,
 		       u64 ready, u64 *end);
 int loop_model_wait_until(struct loop_dma_chan *c, u64 t);
@@ -562,5 +569,8 @@ int loop_win_map(struct pci_epc_loop *loop, phys_addr_t addr, u64 pci_addr,
 		 size_t size);
 void loop_win_unmap(struct pci_epc_loop *loop, phys_addr_t addr);
 void loop_win_init(struct pci_epc_loop *loop, struct dentry *dir);
+/* nvedma.c: NVIDIA eDMA library interface (jetpack profile) */
+void loop_nvedma_init(struct pci_epc_loop *loop, struct dentry *dir);
+void loop_nvedma_link_down(struct pci_epc_loop *loop);
 
 #endif /* _PCI_EPC_LOOP_H */

@@ -226,6 +226,54 @@ void loop_model_started(struct loop_dma_chan *c, u64 kick)
 }
 
 /**
+ * loop_model_charge() - pace a chunk that an engine without channels copied
+ * @loop: the loopback
+ * @dir: DMA_DEV_TO_MEM (read) or DMA_MEM_TO_DEV (write)
+ * @remote: host (PCI) address of the chunk
+ * @bytes: bytes in the chunk
+ * @ready: when the chunk could start (its copy's start, plus setup_ns for
+ *	   a descriptor's first chunk)
+ *
+ * For the eDMA library (nvedma.c), which copies a chunk and then charges
+ * it: the chunk's slot on @dir's timeline starts at max(@ready, the end of
+ * the previous slot) and this sleeps until the slot ends, so a chunk takes
+ * max(its link time, its copy time), as for the dmaengine channels. Sleeps
+ * are bounded and end early when the endpoint loses the link.
+ *
+ * Context: process context (an engine worker).
+ */
+void loop_model_charge(struct pci_epc_loop *loop,
+		       enum dma_transfer_direction dir, u64 remote,
+		       size_t bytes, u64 ready)
+{
+	unsigned int d = loop_model_dir_idx(dir);
+	u32 rate = READ_ONCE(loop->rate_mbps);
+	u64 start, end, link_ns = 0, now;
+
+	if (rate)
+		link_ns = loop_model_link_ns(loop, d, remote, bytes, rate);
+
+	spin_lock(&loop->model_lock);
+	start = rate ? max(ready, loop->model_busy_until[d]) : ready;
+	end = start + link_ns;
+	if (rate)
+		loop->model_busy_until[d] = end;
+	spin_unlock(&loop->model_lock);
+
+	atomic64_add(bytes, &loop->model_bytes[d]);
+	atomic64_add(link_ns, &loop->model_link_ns[d]);
+
+	while (loop_ep_up(loop)) {
+		now = ktime_get_ns();
+		if (now >= end)
+			break;
+		wait_event_hrtimeout(loop->stall_wq, !loop_ep_up(loop),
+				     ns_to_ktime(min_t(u64, end - now,
+						       LOOP_MODEL_MAX_SLEEP_NS)));
+	}
+}
+
+/**
  * loop_model_init() - reset the link model
  * @loop: the loopback
  */
