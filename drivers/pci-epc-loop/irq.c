@@ -280,7 +280,8 @@ static bool loop_intx_deliverable(struct pci_epc_loop *loop,
  * runs bounds the rate; the hold is bounded by the knob's maximum. On a
  * board a handler of a few microseconds runs many times in 1 ms; in a slow
  * VM one sleep can outlast the hold, so a handler that ran gets at least
- * one more run when the line still reaches it at the end of the hold.
+ * one more run when the line still reaches it at the end of a non-zero
+ * hold.
  */
 static int loop_raise_intx_level(struct pci_epc_loop *loop,
 				 struct loop_fn *fn, u8 pin)
@@ -305,7 +306,7 @@ static int loop_raise_intx_level(struct pci_epc_loop *loop,
 			held = true;
 			atomic64_inc(&loop->stats.irq_held);
 		}
-		if (ktime_get_ns() >= deadline && (runs != 1 || !ok))
+		if (ktime_get_ns() >= deadline && (runs != 1 || !ok || !hold))
 			break;
 		usleep_range(LOOP_INTX_REDELIVER_US, 2 * LOOP_INTX_REDELIVER_US);
 	}
