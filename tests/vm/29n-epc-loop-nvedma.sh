@@ -5,7 +5,7 @@
 # is a buffer of the test module in System RAM, addressed by physical address.
 # Covers: async and sync submits both ways with content checks, one callback per submit, input
 # checks, ring full (FAIL_NOMEM), sync timeout (FAIL_TIMEOUT), stop waking a sync waiter, the
-# hardware abort path (fail_dma), stop/deinit with transfers outstanding (ABORT / DEINIT, later
+# hardware abort path (fail_dma) for async and sync channels, stop/deinit with transfers outstanding (ABORT / DEINIT, later
 # submits refused) with the JetPack 6 dropped-callback quirk on (default) and off, link down
 # (SUCCESS reported, nothing copied, host memory untouched), the link model pacing the engine,
 # and initialize refused without a device node and on a non-jetpack profile.
@@ -89,7 +89,9 @@ echo "# sync timeout after $((t1 - t0)) cs (library: 4096*8/2e6 + 1000 ms)"
 t_check "$T: sync timeout waits the library's 1 s (100..1000 cs, slow VM)" test $((t1 - t0)) -ge 100 -a $((t1 - t0)) -le 1000
 echo 0 >$NV/stall
 echo 0x1 >$NV/stall
-nt xfer write 0 1 4096 3145728 &
+# 2048 descriptors on the same 1 MiB: the library's timeout for them is ~9.6 s, time enough for
+# the stop to arrive first even on a slow VM.
+nt xfer write 0 2048 1048576 3145728 same &
 bg=$!
 t_check "$T: sync waiter sleeps on the stalled channel" wait_for 50 grep -q "^wr0 sync .* busy" $NV/state
 t_check "$T: stop" nt stop
@@ -97,6 +99,20 @@ wait $bg
 rec_check "stop wakes the sync waiter with ABORT" 3 "st 4 cb -1 pending"
 nt_expect "submit after stop -> ABORT" "st 4 id 4" xfer write 2 1 4096 0
 echo 0 >$NV/stall
+nt deinit
+nt reset
+
+# A hardware abort under a SYNC submit: the library's abort handler takes the channel mutex the
+# waiter holds, so the waiter sees no completion and returns FAIL_TIMEOUT, not ABORT.
+nt_expect "sync abort: initialize" "init ok" init sync 16 0x1 0
+echo 1 >$LOOPDBG/fail_dma
+t0=$(uptime_cs)
+nt_expect "sync abort: SYNC submit hit by a hardware abort -> FAIL_TIMEOUT" "st 3 id 0" xfer write 0 1 4096 0
+t1=$(uptime_cs)
+echo "# sync submit under a hardware abort returned after $((t1 - t0)) cs"
+t_check "$T: sync abort: channel recovered" wait_for 50 grep -q "^wr0 sync .* st success" $NV/state
+nt_expect "sync abort: next SYNC submit succeeds" "st 0 id 1" xfer write 0 1 4096 65536
+rec_check "sync abort: data moved" 1 "st 0 cb -1 moved"
 nt deinit
 nt reset
 

@@ -14,7 +14,9 @@
  * <debugfs>/loop-nvedma-test/
  *   cmd      write one command:
  *            init MODE NDESC WRMASK RDMASK [nonp]  MODE sync|async
- *            xfer write|read CH NENTS SIZE OFF      OFF: byte offset in both
+ *            xfer write|read CH NENTS SIZE OFF [same]
+ *                                  OFF: byte offset in both buffers; same:
+ *                                  every descriptor on the same SIZE bytes
  *            stop | deinit | reset                  reset forgets records
  *            snap OFF LEN                           hash of host bytes
  *   result   outcome of the last command
@@ -64,6 +66,7 @@ static const char * const nt_verdict_name[] = {
  * @nents: descriptors
  * @size: bytes per descriptor
  * @off: byte offset in both buffers
+ * @same: all descriptors address the same @size bytes
  * @st: submit status, -1 while the submit runs
  * @cb: callback status, -1 before the callback
  * @verdict: destination contents when the transfer ended
@@ -75,6 +78,7 @@ struct nt_record {
 	u32 nents;
 	u32 size;
 	u32 off;
+	bool same;
 	atomic_t st;
 	atomic_t cb;
 	atomic_t verdict;
@@ -114,9 +118,14 @@ static u8 nt_pattern(unsigned int id, size_t i)
 	return (id * 31 + i + (i >> 8)) & 0xff;
 }
 
+static size_t nt_len(const struct nt_record *r)
+{
+	return r->same ? r->size : (size_t)r->nents * r->size;
+}
+
 static enum nt_verdict nt_judge(struct nt_record *r)
 {
-	size_t len = (size_t)r->nents * r->size, i, same = 0, fill_n = 0;
+	size_t len = nt_len(r), i, same = 0, fill_n = 0;
 	bool wr = r->type == EDMA_XFER_WRITE;
 	u8 *dst = (wr ? nt.host : nt.local) + r->off;
 	u8 fill = wr ? NT_HOST_FILL : NT_LOCAL_FILL;
@@ -188,7 +197,7 @@ static int nt_init(const char *mode, u32 ndesc, u32 wrmask, u32 rdmask,
 
 static void nt_fill(struct nt_record *r)
 {
-	size_t len = (size_t)r->nents * r->size, i;
+	size_t len = nt_len(r), i;
 	bool wr = r->type == EDMA_XFER_WRITE;
 	u8 *src = (wr ? nt.local : nt.host) + r->off;
 	u8 *dst = (wr ? nt.host : nt.local) + r->off;
@@ -199,12 +208,12 @@ static void nt_fill(struct nt_record *r)
 }
 
 static struct nt_record *nt_new_record(const char *dir, u32 ch, u32 nents,
-				       u32 size, u32 off)
+				       u32 size, u32 off, bool same)
 {
 	struct nt_record *r;
 
 	if (nt.nrec == NT_MAX_RECORDS || !size ||
-	    (u64)nents * size + off > buf_size)
+	    (u64)(same ? 1 : nents) * size + off > buf_size)
 		return NULL;
 	r = &nt.rec[nt.nrec];
 	if (!strcmp(dir, "write"))
@@ -218,13 +227,15 @@ static struct nt_record *nt_new_record(const char *dir, u32 ch, u32 nents,
 	r->nents = nents;
 	r->size = size;
 	r->off = off;
+	r->same = same;
 	atomic_set(&r->st, -1);
 	atomic_set(&r->cb, -1);
 	atomic_set(&r->verdict, NT_PENDING);
 	return r;
 }
 
-static int nt_xfer(const char *dir, u32 ch, u32 nents, u32 size, u32 off)
+static int nt_xfer(const char *dir, u32 ch, u32 nents, u32 size, u32 off,
+		   bool same)
 {
 	struct tegra_pcie_edma_xfer_info x = {};
 	struct tegra_pcie_edma_desc *d;
@@ -238,7 +249,7 @@ static int nt_xfer(const char *dir, u32 ch, u32 nents, u32 size, u32 off)
 	mutex_lock(&nt.lock);
 	cookie = nt.cookie;
 	sync = nt.sync;
-	r = cookie ? nt_new_record(dir, ch, nents, size, off) : NULL;
+	r = cookie ? nt_new_record(dir, ch, nents, size, off, same) : NULL;
 	mutex_unlock(&nt.lock);
 	if (!r)
 		return -EINVAL;
@@ -250,7 +261,7 @@ static int nt_xfer(const char *dir, u32 ch, u32 nents, u32 size, u32 off)
 	host = virt_to_phys(nt.host) + off;
 	local = virt_to_phys(nt.local) + off;
 	for (i = 0; i < nents; i++) {
-		u64 step = (u64)i * size;
+		u64 step = same ? 0 : (u64)i * size;
 
 		d[i].src = r->type == EDMA_XFER_WRITE ? local + step : host + step;
 		d[i].dst = r->type == EDMA_XFER_WRITE ? host + step : local + step;
@@ -290,18 +301,18 @@ static u64 nt_hash(u32 off, u32 len)
 
 static int nt_command(char *buf)
 {
-	char a[8], b[8];
+	char a[8], b[8] = "";
 	u32 v[4];
 	int n;
 
 	n = sscanf(buf, "init %7s %u %i %i %7s", a, &v[0], &v[1], &v[2], b);
 	if (n >= 4)
 		return nt_init(a, v[0], v[1], v[2], n == 5 && !strcmp(b, "nonp"));
-	if (sscanf(buf, "xfer %7s %u %u %u %u", a, &v[0], &v[1], &v[2],
-		   &v[3]) == 5) {
+	if (sscanf(buf, "xfer %7s %u %u %u %u %7s", a, &v[0], &v[1], &v[2],
+		   &v[3], b) >= 5) {
 		/* A SYNC submit may wait for a stop from another writer */
 		mutex_unlock(&nt.lock);
-		n = nt_xfer(a, v[0], v[1], v[2], v[3]);
+		n = nt_xfer(a, v[0], v[1], v[2], v[3], !strcmp(b, "same"));
 		mutex_lock(&nt.lock);
 		return n;
 	}
