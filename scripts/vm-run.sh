@@ -8,14 +8,14 @@
 #   --ko FILE      extra module for /modules (the project's own are added from build/6.12)
 #   --run PATTERN  only the /tests scripts matching PATTERN (fl_run= on the command line)
 #   --log FILE     console log (default build/vm/console.log)
-#   --timeout S    hard limit for the whole VM run (default $FRAMELINK_VM_TIMEOUT or 1500)
+#   --timeout S    hard limit for the whole VM run (default $FRAMELINK_VM_TIMEOUT or 3000)
 # Exit status: 0 when every test passed and the log has no splat; 1 otherwise.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 tests=$top/tests/vm
 log=$top/build/vm/console.log
-timeout=${FRAMELINK_VM_TIMEOUT:-1500}
+timeout=${FRAMELINK_VM_TIMEOUT:-3000}
 run=
 extra_ko=()
 while [ $# -gt 0 ]; do
