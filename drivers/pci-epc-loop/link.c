@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pci-epc-loop: link state (start/stop, link down/up) and the link model.
+ * pci-epc-loop: link state (start/stop, link down/up); the link model is
+ * in model.c.
  *
  * Locking. The EPC core calls start/stop with epc->lock held, and EPFs call
  * EPC ops from under their own locks, which they may also take in paths
@@ -17,14 +18,9 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
-#include <linux/ktime.h>
-#include <linux/math64.h>
+#include <linux/workqueue.h>
 
 #include "loop.h"
-
-/* Longest single sleep of the link model, to stay responsive to aborts */
-#define LOOP_MAX_SLEEP_US	2000
 
 static void loop_set_ep_up(struct pci_epc_loop *loop, bool up)
 {
@@ -105,10 +101,12 @@ int loop_link_up(struct pci_epc_loop *loop)
  *
  * The endpoint loses the link first: DMA transfers in flight fail and the
  * outbound window stops working; EPFs are told and may still signal the
- * failure to the host. Then the root complex sees the link drop: the
- * function is marked disconnected and removed with its driver (a
- * surprise removal, whether the link went down by stop, removal of this
- * device or the debugfs fault).
+ * failure to the host. Then the root complex sees the link drop: with
+ * hot-plug (generic-rc) the function is marked disconnected and removed
+ * with its driver (a surprise removal, whether the link went down by stop,
+ * removal of this device or the debugfs fault); without (j784s4) it stays
+ * and answers all-ones until the link returns, except on removal of this
+ * device, which always removes the bus.
  *
  * Context: process context, no EPC lock held.
  * Return: 0.
