@@ -40,6 +40,8 @@ MODULE_PARM_DESC(profile,
  * @perst: epc_init/epc_deinit follow PERST# instead of probe/remove
  * @deinit_at_assert: epc_deinit at PERST# assert (else at the next deassert)
  * @msi_first: the MSI number raise_irq maps to the first vector
+ * @msix_raw: raise_irq writes the MSI-X number to the doorbell as given,
+ *	      which the controller takes as a 0-based table entry
  */
 struct loop_profile_desc {
 	const char *name;
@@ -53,6 +55,7 @@ struct loop_profile_desc {
 	bool perst;
 	bool deinit_at_assert;
 	u8 msi_first;
+	bool msix_raw;
 };
 
 /*
@@ -92,6 +95,7 @@ static const struct loop_profile_desc loop_profiles[] = {
 		.bar = LOOP_TEGRA234_BARS,
 		.perst = true,
 		.msi_first = 1,
+		.msix_raw = true,
 	},
 	/*
 	 * The same with the controller's eDMA registered with dw-edma: 2 read
@@ -106,6 +110,7 @@ static const struct loop_profile_desc loop_profiles[] = {
 		.dma_wr = LOOP_T234_EDMA_WR,
 		.perst = true,
 		.msi_first = 1,
+		.msix_raw = true,
 	},
 	/*
 	 * NVIDIA's JetPack kernel: dw_pcie_ep_deinit_notify() first thing in
@@ -121,6 +126,7 @@ static const struct loop_profile_desc loop_profiles[] = {
 		.perst = true,
 		.deinit_at_assert = true,
 		.msi_first = 0,
+		.msix_raw = true,
 	},
 };
 
@@ -254,6 +260,7 @@ static int loop_parse_profile(struct pci_epc_loop *loop)
 	loop->perst_model = p->perst;
 	loop->perst_deinit_at_assert = p->deinit_at_assert;
 	loop->msi_first = p->msi_first;
+	loop->msix_raw = p->msix_raw;
 	return 0;
 }
 

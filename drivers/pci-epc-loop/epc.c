@@ -158,7 +158,8 @@ static int loop_get_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
  * The number an EPF passes to raise_irq as the controller driver reads it:
  * mainline raises MSI number n as vector n - 1 (BIT(n - 1), n <= 32),
  * JetPack as vector n (BIT(n), n <= 31); MSI-X numbers are written to the
- * doorbell as given. loop_irq_raise() takes 1-based vector numbers.
+ * doorbell as given, a 0-based entry on Tegra. loop_irq_raise() takes
+ * 1-based vector numbers.
  */
 static int loop_irq_number(struct pci_epc_loop *loop, unsigned int type,
 			   u16 num, u16 *vec)
@@ -176,7 +177,18 @@ static int loop_irq_number(struct pci_epc_loop *loop, unsigned int type,
 				    num, first, first + 31);
 		return -EINVAL;
 	}
-	if (type == FL_EPC_IRQ_MSIX && !num) {
+	if (type != FL_EPC_IRQ_MSIX)
+		return 0;
+	/*
+	 * Tegra writes the number to its MSI-X doorbell as given and the
+	 * doorbell takes a 0-based table entry (DWC's generic doorbell writes
+	 * num - 1; NVIDIA's own EPFs raise MSI-X 0 and 1): number n is entry n.
+	 */
+	if (loop->msix_raw) {
+		*vec = num + 1;
+		return 0;
+	}
+	if (!num) {
 		dev_err_ratelimited(loop->dev, "MSI-X 0 refused: numbers start at 1\n");
 		return -EINVAL;
 	}

@@ -420,6 +420,8 @@ struct pci_epc_loop {
 	bool perst_deinit_at_assert;
 	/** @msi_first: MSI number raise_irq maps to the first vector (1, JetPack 0) */
 	u8 msi_first;
+	/** @msix_raw: MSI-X numbers are 0-based table entries (Tegra doorbell) */
+	bool msix_raw;
 	/** @perst_lock: serialises PERST# transitions */
 	struct mutex perst_lock; /* perst_line, perst_inited, perst_on writes */
 	/** @perst_line: the root complex holds PERST# asserted */
