@@ -115,6 +115,32 @@ static u64 loop_model_link_ns(struct pci_epc_loop *loop, unsigned int d,
 	return div_u64(((u64)bytes + tlps * ovh) * 8 * 1000, rate);
 }
 
+/*
+ * Take the slot of @bytes on direction @d's timeline: it starts when the
+ * direction is free and the chunk is @ready, and lasts the chunk's link
+ * time (0 when rate_mbps is 0). Accounts the chunk in the counters.
+ */
+static u64 loop_model_slot(struct pci_epc_loop *loop, unsigned int d,
+			   u64 remote, size_t bytes, u64 ready, u64 *end)
+{
+	u32 rate = READ_ONCE(loop->rate_mbps);
+	u64 start, link_ns = 0;
+
+	if (rate)
+		link_ns = loop_model_link_ns(loop, d, remote, bytes, rate);
+
+	spin_lock(&loop->model_lock);
+	start = rate ? max(ready, loop->model_busy_until[d]) : ready;
+	*end = start + link_ns;
+	if (rate)
+		loop->model_busy_until[d] = *end;
+	spin_unlock(&loop->model_lock);
+
+	atomic64_add(bytes, &loop->model_bytes[d]);
+	atomic64_add(link_ns, &loop->model_link_ns[d]);
+	return start;
+}
+
 /**
  * loop_model_reserve() - reserve the link slot of one chunk
  * @c: the channel moving the chunk
@@ -137,29 +163,17 @@ u64 loop_model_reserve(struct loop_dma_chan *c, u64 remote, size_t bytes,
 {
 	struct pci_epc_loop *loop = c->loop;
 	unsigned int d = loop_model_dir_idx(c->dir);
-	u32 rate = READ_ONCE(loop->rate_mbps);
 	u64 now = ktime_get_ns();
-	u64 start, link_ns = 0;
+	u64 start;
 
 	/* The copy fell behind the model: the copy is the limit, restart */
 	if (ready + LOOP_MODEL_LAG_NS < now) {
 		ready = now;
-		if (rate)
+		if (READ_ONCE(loop->rate_mbps))
 			atomic64_inc(&loop->model_restarts[d]);
 	}
-	if (rate)
-		link_ns = loop_model_link_ns(loop, d, remote, bytes, rate);
-
-	spin_lock(&loop->model_lock);
-	start = rate ? max(ready, loop->model_busy_until[d]) : ready;
-	*end = start + link_ns;
-	if (rate)
-		loop->model_busy_until[d] = *end;
-	spin_unlock(&loop->model_lock);
-
+	start = loop_model_slot(loop, d, remote, bytes, ready, end);
 	c->model_end = *end;
-	atomic64_add(bytes, &loop->model_bytes[d]);
-	atomic64_add(link_ns, &loop->model_link_ns[d]);
 	return start;
 }
 
@@ -246,23 +260,10 @@ void loop_model_charge(struct pci_epc_loop *loop,
 		       enum dma_transfer_direction dir, u64 remote,
 		       size_t bytes, u64 ready)
 {
-	unsigned int d = loop_model_dir_idx(dir);
-	u32 rate = READ_ONCE(loop->rate_mbps);
-	u64 start, end, link_ns = 0, now;
+	u64 end, now;
 
-	if (rate)
-		link_ns = loop_model_link_ns(loop, d, remote, bytes, rate);
-
-	spin_lock(&loop->model_lock);
-	start = rate ? max(ready, loop->model_busy_until[d]) : ready;
-	end = start + link_ns;
-	if (rate)
-		loop->model_busy_until[d] = end;
-	spin_unlock(&loop->model_lock);
-
-	atomic64_add(bytes, &loop->model_bytes[d]);
-	atomic64_add(link_ns, &loop->model_link_ns[d]);
-
+	loop_model_slot(loop, loop_model_dir_idx(dir), remote, bytes, ready,
+			&end);
 	while (loop_ep_up(loop)) {
 		now = ktime_get_ns();
 		if (now >= end)

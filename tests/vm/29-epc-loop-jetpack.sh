@@ -32,6 +32,21 @@ total() {
 	echo $t
 }
 
+# one_up FLAG N WHAT: `pcitest FLAG N` must fail (the upstream pair numbers from 1) while the
+# function's vector N + 1 counts exactly one more interrupt.
+one_up() {
+	want=$(virq $(($2 + 1)))
+	before=$(count "$want")
+	pcitest -D $DEV $1 $2 >/dev/null 2>&1
+	rc=$?
+	after=$(count "$want")
+	if [ "$after" -eq $((before + 1)) ] && [ $rc -ne 0 ]; then
+		t_ok "jetpack: $3: pcitest $1 $2 fails as on the board"
+	else
+		t_fail "jetpack: $3" "vector count $before -> $after, pcitest rc $rc"
+	fi
+}
+
 t_check "jetpack: load pci-epc-loop" loop_load profile=jetpack
 t_check "jetpack: no dmaengine channels" sh -c "[ ! -s $LOOPDBG/channels ]"
 t_check "jetpack: create pci_epf_test function ($MSIX MSI-X)" func_create $MSIX
@@ -44,16 +59,7 @@ pt "jetpack: set IRQ type MSI" -i 1
 t_check "jetpack: 32 MSI vectors" test "$(ls "$(hostdev)/msi_irqs" | wc -l)" -eq 32
 i=1
 while [ $i -le 31 ]; do
-	want=$(virq $((i + 1)))
-	before=$(count "$want")
-	pcitest -D $DEV -m $i >/dev/null 2>&1
-	rc=$?
-	after=$(count "$want")
-	if [ "$after" -eq $((before + 1)) ] && [ $rc -ne 0 ]; then
-		t_ok "jetpack: MSI $i raises vector $((i + 1)) (0-based $i): pcitest -m $i fails as on the board"
-	else
-		t_fail "jetpack: MSI $i raises vector $((i + 1)) (0-based $i)" "vector count $before -> $after, pcitest rc $rc"
-	fi
+	one_up -m $i "MSI $i raises vector $((i + 1)) (0-based $i)"
 	i=$((i + 1))
 done
 before=$(total)
@@ -70,16 +76,7 @@ pt "jetpack: set IRQ type MSI-X" -i 2
 t_check "jetpack: $MSIX MSI-X vectors" test "$(ls "$(hostdev)/msi_irqs" | wc -l)" -eq $MSIX
 i=1
 while [ $i -lt $MSIX ]; do
-	want=$(virq $((i + 1)))
-	before=$(count "$want")
-	pcitest -D $DEV -x $i >/dev/null 2>&1
-	rc=$?
-	after=$(count "$want")
-	if [ "$after" -eq $((before + 1)) ] && [ $rc -ne 0 ]; then
-		t_ok "jetpack: MSI-X $i raises entry $i (vector $((i + 1))): pcitest -x $i fails as on the board"
-	else
-		t_fail "jetpack: MSI-X $i raises entry $i (vector $((i + 1)))" "vector count $before -> $after, pcitest rc $rc"
-	fi
+	one_up -x $i "MSI-X $i raises entry $i (vector $((i + 1)))"
 	i=$((i + 1))
 done
 before=$(total)
