@@ -246,6 +246,11 @@ static void print_stats(const struct fl_stats *s)
 	printf("polls:            %llu\n", (unsigned long long)s->polls);
 	printf("poll_interval_us: %llu\n", (unsigned long long)s->poll_interval_us);
 	printf("reaction_ns_max:  %llu\n", (unsigned long long)s->reaction_ns_max);
+	printf("safety_wakeups:   %llu\n", (unsigned long long)s->safety_wakeups);
+	printf("queue_resets:     %llu\n", (unsigned long long)s->queue_resets);
+	printf("dma_aborts:       %llu\n", (unsigned long long)s->dma_aborts);
+	printf("dma_leaked:       %llu\n", (unsigned long long)s->dma_leaked);
+	printf("status_repairs:   %llu\n", (unsigned long long)s->status_repairs);
 }
 
 static int cmd_stats(struct opts *o)

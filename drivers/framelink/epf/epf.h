@@ -197,10 +197,10 @@ struct fl_fifo {
 
 /**
  * struct fl_ep_stats - counters behind FL_IOC_STATS (atomics: engine, callbacks, ioctls)
- * @c: one per struct fl_stats field up to reaction_ns_max.
+ * @c: one per struct fl_stats field up to status_repairs.
  */
 struct fl_ep_stats {
-	atomic64_t c[12];
+	atomic64_t c[17];
 };
 
 #define FL_STAT_TX_FRAMES	0
@@ -215,6 +215,11 @@ struct fl_ep_stats {
 #define FL_STAT_POLLS		9
 #define FL_STAT_POLL_US		10
 #define FL_STAT_REACTION_NS	11
+#define FL_STAT_SAFETY_WAKEUPS	12
+#define FL_STAT_QUEUE_RESETS	13
+#define FL_STAT_DMA_ABORTS	14
+#define FL_STAT_DMA_LEAKED	15
+#define FL_STAT_STATUS_REPAIRS	16
 
 /**
  * struct fl_notify_src - what wakes the engine to look at BAR0 (RC -> EP)

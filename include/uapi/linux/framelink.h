@@ -170,6 +170,8 @@ struct fl_bar_status {
  * @cq_cons: free-running count of completions the host has consumed.
  * @cq_event: with %FL_F_CQ_EVENT, the endpoint interrupts only when publishing moves
  *	cq_prod past this index (the host re-arms it to cq_cons when it goes idle).
+ * @irq_ack: free-running count of INTx interrupts the host has handled; the endpoint
+ *	deasserts INTx when it changes (a level line is otherwise asserted again).
  * @reserved: zero.
  */
 struct fl_bar_doorbell {
@@ -177,7 +179,8 @@ struct fl_bar_doorbell {
 	__le32 rx_prod;
 	__le32 cq_cons;
 	__le32 cq_event;
-	__le32 reserved[60];
+	__le32 irq_ack;
+	__le32 reserved[59];
 };
 
 /* Frame flags, carried from sender to receiver. */
@@ -433,6 +436,14 @@ struct fl_reap {
  * @polls: polling passes over BAR0 (endpoint).
  * @poll_interval_us: current polling interval (endpoint).
  * @reaction_ns_max: longest time from a doorbell write being seen to the DMA issue (endpoint).
+ * @safety_wakeups: waits ended by the safety timer while completions were waiting, i.e. a
+ *	lost interrupt (host); stays 0 when the notification protocol works.
+ * @queue_resets: queue resets (host: after a violation, a stopped endpoint or a link loss;
+ *	endpoint: host-requested resets).
+ * @dma_aborts: DMA transfers that ended aborted or in error and were failed (endpoint).
+ * @dma_leaked: transfers whose DMA callback never came within the bound; their state and
+ *	memory are deliberately kept, never reused (endpoint).
+ * @status_repairs: times the endpoint found its BAR0 status block altered and rewrote it.
  * @reserved: zero.
  */
 struct fl_stats {
@@ -448,7 +459,12 @@ struct fl_stats {
 	__u64 polls;
 	__u64 poll_interval_us;
 	__u64 reaction_ns_max;
-	__u64 reserved[20];
+	__u64 safety_wakeups;
+	__u64 queue_resets;
+	__u64 dma_aborts;
+	__u64 dma_leaked;
+	__u64 status_repairs;
+	__u64 reserved[15];
 };
 
 #define FL_IOC_MAGIC		0xB9
@@ -483,6 +499,8 @@ FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, cq_addr) == 8);
 FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, features) == 16);
 FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, irq_vectors) == 28);
 FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, cq_event) == 12);
+FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, irq_ack) == 16);
+FL_ABI_ASSERT(offsetof(struct fl_stats, safety_wakeups) == 96);
 FL_ABI_ASSERT(sizeof(struct fl_tx_desc) == 32);
 FL_ABI_ASSERT(offsetof(struct fl_tx_desc, cookie) == 16);
 FL_ABI_ASSERT(offsetof(struct fl_tx_desc, seq) == 28);
