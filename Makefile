@@ -1,22 +1,46 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# framelink: `make` builds the modules, `make check` runs every test, `make demo` the demo.
-# For a board: make KDIR=/lib/modules/$(uname -r)/build
-#          or: make KDIR=<cross tree> ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
-# Without KDIR, the project's own arm64 test kernel is built (cached) and used.
+# framelink: `make` builds the two drivers, `make check` runs every test, `make demo` the demo.
+# Per module: `make epf` (framelink-epf.ko, the Orin), `make host` (framelink-host.ko, the
+# J784S4), `make loop` (pci-epc-loop.ko, the lab's link); `make modules` builds everything.
+# For a board: make KDIR=/lib/modules/$(uname -r)/build epf      (on the board)
+#          or: make KDIR=<board tree> host                       (cross, from x86: ARCH=arm64
+#              and CROSS_COMPILE=aarch64-linux-gnu- are the defaults there; override them)
+#              make KDIR=<board tree> modules_install
+# A board's tree is built with its own flags: no W=1, warnings stay warnings. Without KDIR,
+# the project's own arm64 test kernel is built (cached) and used, with W=1 and -Werror.
 
+ifneq ($(shell uname -m),aarch64)
 ARCH ?= arm64
 CROSS_COMPILE ?= aarch64-linux-gnu-
+endif
+FL_CROSS = $(if $(ARCH),ARCH=$(ARCH)) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE))
 
-.PHONY: all modules clean deps kernel check demo vm-test runner-selftest
+ifeq ($(KDIR),)
+fl_build = scripts/build-modules.sh 6.12 "$$(scripts/kernel.sh 6.12 | tail -n1)" FL_BUILD="$(1)"
+else
+fl_build = $(MAKE) -C $(KDIR) M=$(CURDIR) $(FL_CROSS) FL_BUILD="$(1)" modules
+endif
 
-all: modules
+.PHONY: all drivers epf host loop modules modules_install clean deps kernel check demo vm-test \
+	runner-selftest
+
+all: drivers
+
+drivers:
+	$(call fl_build,epf host)
+
+epf host loop:
+	$(call fl_build,$@)
 
 modules:
+	$(call fl_build,epf host loop tests)
+
+modules_install:
 ifeq ($(KDIR),)
-	scripts/build-modules.sh 6.12 "$$(scripts/kernel.sh 6.12 | tail -n1)"
+	@echo "modules_install needs KDIR=<the board's kernel tree>"; exit 1
 else
-	$(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1 modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(FL_CROSS) modules_install
 endif
 
 deps:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Build every module of the tree against one kernel, in a copy under build/NAME so builds for
-# several kernels do not share objects. W=1, warnings are errors (each Kbuild adds -Werror).
+# several kernels do not share objects. W=1, and warnings are errors (FL_WERROR=y): only for
+# the project's own kernels; `make KDIR=<board tree>` never sets either.
 #
 # Usage: build-modules.sh NAME KDIR [make arguments, e.g. C=2]
 # A tree that was only prepared (modules_prepare) has no Module.symvers: modpost then only warns
@@ -17,4 +18,4 @@ rsync -a --delete --exclude=build --exclude=.git --exclude='*.o' --exclude='*.ko
 	--exclude='.*.cmd' "$top/" "$out/"
 extra=()
 [ -f "$kdir/Module.symvers" ] || extra+=(KBUILD_MODPOST_WARN=1)
-make -C "$kdir" M="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1 "${extra[@]}" "$@" modules
+make -C "$kdir" M="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1 FL_WERROR=y "${extra[@]}" "$@" modules

@@ -10,7 +10,7 @@ out=$top/build/runner-selftest
 rm -rf "$out"
 mkdir -p "$out"
 cp "$top"/tests/runner-selftest/{Kbuild,splat.c} "$out/"
-make -s -C "$kdir" M="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1 modules
+make -s -C "$kdir" M="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1 FL_WERROR=y modules
 
 fail=0
 for case in 10-warn:'WARNING:' 20-kasan:'BUG: KASAN'; do

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The Makefile's per-module targets as a board owner uses them (make KDIR=<tree> epf|host|loop,
+# plain make = the two drivers): each builds exactly its modules, with the tree's own flags
+# (no -Werror, no W=1), so a warning a board's compiler finds stays a warning there. Checked in
+# a copy of the sources against the test kernel tree, plus one planted warning that must not
+# fail the board build and must fail the project's own (FL_WERROR=y) build.
+#
+# Usage: check-targets.sh KDIR
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+kdir=${1:?usage: check-targets.sh KDIR}
+work=$top/build/targets
+fail=0
+
+kos() { (cd "$work" && find . -name '*.ko' | sed 's|.*/||' | sort | tr '\n' ' '); }
+
+fresh() {
+	rm -rf "$work"
+	mkdir -p "$work"
+	rsync -a --exclude=build --exclude=.git --exclude='*.o' --exclude='*.ko' \
+		--exclude='.*.cmd' "$top/" "$work/"
+}
+
+# Every object compiled without a bare -Werror and without W=1 (which turns the tree's
+# -Wno-unused-const-variable into a warning)
+flags_are_the_trees() {
+	local cmd
+	for cmd in $(grep -l -- ' -Wall ' $(find "$work/drivers" -name '.*.o.cmd')); do
+		grep -qE -- '-Werror( |$)' "$cmd" && return 1
+		grep -q -- '-Wno-unused-const-variable' "$cmd" || return 1
+	done
+	return 0
+}
+
+# expect TARGET "KO LIST": make KDIR=... TARGET builds exactly those modules, without -Werror
+expect() {
+	local target=$1 want=$2 got
+	fresh
+	[ -z "${PLANT:-}" ] ||
+		echo 'static int fl_planted_unused;' >>"$work/drivers/framelink/host/main.c"
+	if ! make -s -C "$work" KDIR="$kdir" KBUILD_MODPOST_WARN=1 $target >"$work.log" 2>&1; then
+		echo "FAIL: make KDIR=... $target did not build:"; tail -20 "$work.log"
+		fail=1
+		return
+	fi
+	got=$(kos)
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: make KDIR=... $target built '$got', want '$want'"
+		fail=1
+	elif ! flags_are_the_trees; then
+		echo "FAIL: make KDIR=... $target compiled with -Werror or W=1 flags"
+		fail=1
+	else
+		echo "ok: make KDIR=... ${target:-(default)} -> $got(no -Werror, no W=1)"
+	fi
+}
+
+expect "" "framelink-epf.ko framelink-host.ko "
+expect loop "pci-epc-loop.ko "
+PLANT=1 expect host "framelink-host.ko "
+
+# The planted warning: the board build above went on; the project's build stops.
+if grep -q 'fl_planted_unused' "$work.log"; then
+	echo "ok: a warning stays a warning on a board's tree"
+else
+	echo "FAIL: the board build did not report the planted warning"
+	fail=1
+fi
+if make -s -C "$kdir" M="$work" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1 FL_WERROR=y \
+	FL_BUILD=host KBUILD_MODPOST_WARN=1 modules >"$work.log" 2>&1; then
+	echo "FAIL: the planted warning did not fail the FL_WERROR=y build"
+	fail=1
+else
+	echo "ok: FL_WERROR=y (make check) turns the planted warning into an error"
+fi
+rm -rf "$work" "$work.log"
+exit $fail
