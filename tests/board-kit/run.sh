@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The board bring-up scripts (scripts/board/) against fake /sys, /proc and /dev trees: each
+# verdict they must give, including the refusals, plus shellcheck. Boards are not needed, and
+# nothing here proves the scripts on a board; it proves their logic and their messages.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+orin=$top/scripts/board/orin-ep-up.sh
+rc=$top/scripts/board/j784s4-rc-check.sh
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+
+ok() { echo "ok - $1"; passed=$((passed + 1)); }
+nok() { echo "not ok - $1"; failed=$((failed + 1)); sed 's/^/# /' "$work/out"; }
+# expect NAME RC PATTERN... : the last command's exit code and output lines (grep -E each)
+expect() {
+	local name=$1 want=$2 got=$3 p
+	shift 3
+	[ "$got" -eq "$want" ] || { nok "$name (exit $got, want $want)"; return; }
+	for p in "$@"; do
+		grep -qE -- "$p" "$work/out" || { nok "$name (no line matching '$p')"; return; }
+	done
+	ok "$name"
+}
+
+# An Orin with the module loaded and the given endpoint controllers
+orin_tree() {
+	local r=$work/orin c
+	rm -rf "$r"
+	mkdir -p "$r/sys/module/framelink_epf" "$r/sys/kernel/config/pci_ep/functions/framelink_epf" \
+		"$r/dev" "$r/proc"
+	for c in "$@"; do mkdir -p "$r/sys/kernel/config/pci_ep/controllers/$c"; done
+	echo "nodev	configfs" >"$r/proc/filesystems"
+	echo "$r"
+}
+
+r=$(orin_tree 141a0000.pcie-ep)
+FL_ROOT=$r "$orin" --dry-run >"$work/out" 2>&1
+expect "orin: dry run plans the bring-up on the only controller" 0 $? \
+	'^step: mkdir .*/functions/framelink_epf/fl0$' '^step: echo 8 > .*/msi_interrupts$' \
+	'^step: echo 8388608 > .*/slot_size$' '^step: ln -s .*controllers/141a0000.pcie-ep/$' \
+	'^step: echo 1 > .*/controllers/141a0000.pcie-ep/start$' 'nothing changed'
+[ ! -e "$r/sys/kernel/config/pci_ep/functions/framelink_epf/fl0" ] &&
+	ok "orin: dry run changed nothing" || nok "orin: dry run changed nothing"
+
+r=$(orin_tree 141a0000.pcie-ep 14160000.pcie-ep)
+FL_ROOT=$r "$orin" --dry-run >"$work/out" 2>&1
+expect "orin: two controllers and no --controller is refused" 1 $? \
+	'FAIL: 2 endpoint controllers .*pick one with --controller'
+
+r=$(orin_tree)
+FL_ROOT=$r "$orin" --dry-run >"$work/out" 2>&1
+expect "orin: no controller names the missing overlay" 1 $? 'FAIL: 0 endpoint controllers.*overlay'
+
+r=$(orin_tree 141a0000.pcie-ep)
+rm -rf "$r/sys/kernel/config/pci_ep"
+: >"$r/proc/filesystems"
+FL_ROOT=$r "$orin" --dry-run >"$work/out" 2>&1
+expect "orin: a kernel without configfs is refused" 1 $? 'FAIL: no configfs'
+
+# A real (not dry) run on the fake tree: the writes land, then no link within 1 s
+r=$(orin_tree 141a0000.pcie-ep)
+mkdir -p "$r/sys/kernel/config/pci_ep/functions/framelink_epf/fl0/framelink_epf.0"
+FL_ROOT=$r "$orin" --timeout 1 --slots 4 >"$work/out" 2>&1
+code=$?
+f=$r/sys/kernel/config/pci_ep/functions/framelink_epf/fl0
+expect "orin: without a root, the endpoint stays armed and says so (exit 2)" 2 $code \
+	'no link within 1s.*power on or reboot the root'
+if [ "$(cat "$f/framelink_epf.0/slots")" = 4 ] && [ "$(cat "$f/msi_interrupts")" = 8 ] &&
+	[ -L "$r/sys/kernel/config/pci_ep/controllers/141a0000.pcie-ep/fl0" ] &&
+	[ "$(cat "$r/sys/kernel/config/pci_ep/controllers/141a0000.pcie-ep/start")" = 1 ]; then
+	ok "orin: the run wrote slots, msi_interrupts, the link and start"
+else
+	nok "orin: the run wrote slots, msi_interrupts, the link and start"
+fi
+FL_ROOT=$r "$orin" --dry-run >"$work/out" 2>&1
+expect "orin: a second run finds the function bound and stops" 0 $? 'already bound'
+
+# A J784S4 with the function at 0000:01:00.0
+rc_tree() {
+	local r=$work/rc d
+	rm -rf "$r"
+	d=$r/sys/bus/pci/devices/0000:01:00.0
+	mkdir -p "$d" "$r/sys/bus/pci/drivers/framelink-host" "$r/proc" \
+		"$r/sys/module/framelink_host/parameters"
+	echo 0x10de >"$d/vendor"
+	echo 0x22fe >"$d/device"
+	echo "$1 PCIe" >"$d/current_link_speed"
+	echo "$2" >"$d/current_link_width"
+	ln -s ../../../bus/pci/drivers/framelink-host "$d/driver"
+	echo 16 >"$r/sys/module/framelink_host/parameters/nbufs"
+	echo 8388608 >"$r/sys/module/framelink_host/parameters/buf_size"
+	echo "CmaTotal:         $3 kB" >"$r/proc/meminfo"
+	: >"$r/proc/interrupts"
+	[ "$4" -eq 0 ] || echo " 91:  120  0  ITS-MSI 524288 Edge  framelink0" >"$r/proc/interrupts"
+	cat >"$work/lspci" <<'EOS'
+#!/bin/sh
+echo "		DevCtl:	CorrErr- NonFatalErr- FatalErr- UnsupReq-"
+echo "			RlxdOrd+ ExtTag+ PhantFunc- AuxPwr- NoSnoop+"
+echo "			MaxPayload 128 bytes, MaxReadReq 512 bytes"
+EOS
+	chmod +x "$work/lspci"
+	echo "$r"
+}
+
+r=$(rc_tree 8.0 4 262144 1)
+FL_ROOT=$r FL_LSPCI=$work/lspci "$rc" --dry-run >"$work/out" 2>&1
+expect "j784s4: a good Gen3 x4 set-up passes, MPS 128 is a warning with the fix" 0 $? \
+	'^PASS: framelink function at 0000:01:00.0' '^PASS: link 8.0 GT/s x4' \
+	'^WARN: MPS 128 .*pci=pcie_bus_perf' '^PASS: driver framelink-host bound' \
+	'^PASS: CMA 262144 kB for 131072 kB' '^PASS: 1 interrupt vector'
+
+r=$(rc_tree 5.0 2 0 0)
+FL_ROOT=$r FL_LSPCI=$work/lspci "$rc" --dry-run >"$work/out" 2>&1
+expect "j784s4: no CMA and no vectors fail, a Gen2 x2 link warns" 1 $? \
+	'^WARN: link 5.0 GT/s x2, expected 8.0 GT/s x4' '^FAIL: no CMA' \
+	'^FAIL: no framelink interrupt vector'
+
+r=$(rc_tree 8.0 4 65536 1)
+FL_ROOT=$r FL_LSPCI=$work/lspci "$rc" --dry-run >"$work/out" 2>&1
+expect "j784s4: too little CMA for the buffers fails" 1 $? '^FAIL: CMA 65536 kB < the 131072 kB'
+
+r=$(rc_tree 8.0 4 262144 1)
+rm -rf "$r/sys/bus/pci/devices/0000:01:00.0"
+FL_ROOT=$r FL_LSPCI=$work/lspci "$rc" --dry-run >"$work/out" 2>&1
+expect "j784s4: no function on the bus says what to do" 1 $? \
+	'^step: echo 1 > /sys/bus/pci/rescan' '^FAIL: no framelink function .*orin-ep-up.sh'
+
+if shellcheck -s sh "$orin" "$rc" >"$work/out" 2>&1; then
+	ok "shellcheck: bring-up scripts clean"
+else
+	nok "shellcheck: bring-up scripts clean"
+fi
+
+echo "board kit: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
