@@ -127,10 +127,42 @@ FL_ROOT=$r FL_LSPCI=$work/lspci "$rc" --dry-run >"$work/out" 2>&1
 expect "j784s4: no function on the bus says what to do" 1 $? \
 	'^step: echo 1 > /sys/bus/pci/rescan' '^FAIL: no framelink function .*orin-ep-up.sh'
 
-if shellcheck -s sh "$orin" "$rc" >"$work/out" 2>&1; then
-	ok "shellcheck: bring-up scripts clean"
+# The acceptance plan, dry: every step in order, each verdict planned, nothing claimed as passed
+ORIN=u@orin RC=u@rc "$top/tests/board/acceptance.sh" --dry-run --cycles 2 >"$work/out" 2>&1
+code=$?
+order=$(grep '^== step' "$work/out" | tr '\n' ' ')
+if [ $code -eq 0 ] && [ "$order" = "== step pcitest == step smoke == step bench == step reboot == step rebind == step soak " ] &&
+	[ "$(grep -c '^planned:' "$work/out")" -eq 6 ] && ! grep -q '^PASS' "$work/out" &&
+	[ "$(grep -c '^\[u@rc\] reboot' "$work/out")" -eq 4 ]; then
+	ok "acceptance plan: six steps in order, 2 reboot cycles planned, no PASS claimed in a dry run"
 else
-	nok "shellcheck: bring-up scripts clean"
+	nok "acceptance plan: six steps in order, 2 reboot cycles planned, no PASS claimed in a dry run"
+fi
+ORIN=u@orin RC=u@rc "$top/tests/board/acceptance.sh" --dry-run bogus >"$work/out" 2>&1
+expect "acceptance plan: an unknown step is refused" 1 $? 'unknown step bogus'
+env -u ORIN RC=u@rc "$top/tests/board/acceptance.sh" --dry-run >"$work/out" 2>&1
+expect "acceptance plan: ORIN unset is refused" 1 $? 'set ORIN'
+
+# The log collector on the fake J784S4 tree: versions, parameters, CMA, interrupts
+r=$(rc_tree 8.0 4 262144 1)
+echo "console=ttyS2" >"$r/proc/cmdline"
+FL_ROOT=$r "$top/scripts/board/collect-logs.sh" "$work/logs.tar.gz" >"$work/out" 2>&1
+code=$?
+tar -xzf "$work/logs.tar.gz" -C "$work" 2>/dev/null
+l=$work/framelink-logs
+if [ $code -eq 0 ] && grep -q '^nbufs=16$' "$l/module-framelink_host.txt" 2>/dev/null &&
+	grep -q 'CmaTotal' "$l/cma.txt" && grep -q framelink0 "$l/interrupts.txt" &&
+	grep -q ttyS2 "$l/cmdline.txt" && [ -s "$l/uname.txt" ]; then
+	ok "log collector: module parameters, CMA, interrupts, command line, uname in the tarball"
+else
+	nok "log collector: module parameters, CMA, interrupts, command line, uname in the tarball"
+fi
+
+if shellcheck -s sh "$orin" "$rc" "$top/scripts/board/collect-logs.sh" >"$work/out" 2>&1 &&
+	shellcheck "$top/tests/board/acceptance.sh" >>"$work/out" 2>&1; then
+	ok "shellcheck: bring-up, acceptance and log scripts clean"
+else
+	nok "shellcheck: bring-up, acceptance and log scripts clean"
 fi
 
 echo "board kit: $passed passed, $failed failed"
