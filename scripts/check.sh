@@ -71,6 +71,7 @@ stage "modules 6.1 W=1" counted scripts/build-modules.sh 6.1 "$k61"
 stage "modules newest W=1" counted scripts/build-modules.sh newest "$knew"
 stage "board build targets" counted scripts/check-targets.sh "$k612"
 stage "board bring-up kit (dry run)" counted tests/board-kit/run.sh
+stage "dkms build (epf, host)" counted scripts/check-dkms.sh "$k612"
 stage "userspace (arm64)" scripts/build-userspace.sh "$k612"
 
 vm_status=0
