@@ -145,7 +145,7 @@ static void fl_live_reclaim(struct fl_host *host, int stopped)
 	case -ENOLINK:
 		if (!host->link_down)
 			dev_warn(host->dev, "link down%s; retrying every %u ms\n",
-				 outstanding ? ": outstanding frames failed (DL_Down reset it)" : "",
+				 outstanding ? ": outstanding frames failed (DL_Down)" : "",
 				 FL_RETRY_LINK_MS);
 		host->link_down = true;
 		break;

@@ -328,6 +328,10 @@ static void fl_remove(struct pci_dev *pdev)
 	pci_disable_device(pdev);
 	ida_free(&fl_host_ida, host->id);
 	dev_info(host->dev, "/dev/%s removed%s\n", host->name, gone ? " (link lost)" : "");
+	/* open files or mappings keep the buffers: say so, they are freed at the last put */
+	if (kref_read(&host->ref) > 1)
+		dev_info(host->dev,
+			 "frame buffers still open or mapped by user space: freed at the last close/munmap\n");
 	fl_host_put(host);
 }
 
