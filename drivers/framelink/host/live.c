@@ -281,7 +281,9 @@ int fl_live_errno(struct fl_host *host)
  * @host: the device; fl_host.lock held on entry and return, dropped while waiting.
  * @interruptible: a signal ends the wait (ioctls); the last close waits uninterruptibly.
  *
- * A stopped queue gets a new attempt at once. Waits for one attempt to finish, at most
+ * A stopped queue gets a new attempt at once. An attempt already running may have started
+ * before the endpoint came back (a retry while the function was being rebound): when it
+ * fails, one more attempt, started after this call, decides. Each wait is bounded by
  * FL_RESET_WAIT_MS.
  *
  * Return: 0 when the queue runs, -EINTR, or fl_live_errno().
@@ -289,28 +291,35 @@ int fl_live_errno(struct fl_host *host)
 int fl_live_wait_reset(struct fl_host *host, bool interruptible)
 {
 	unsigned long tmo = msecs_to_jiffies(FL_RESET_WAIT_MS);
+	bool ours;
 	long ret;
+	int tries;
 	u32 seq;
 
 	lockdep_assert_held(&host->lock);
-	if (host->enabled || host->dead)
-		return fl_live_errno(host);
-	if (!host->resetting)
-		fl_live_reset(host, -ECANCELED);
-	if (!host->resetting)
-		return fl_live_errno(host);
-	seq = host->reset_seq;
-	mutex_unlock(&host->lock);
-	if (interruptible)
-		ret = wait_event_interruptible_timeout(host->wq,
-						       READ_ONCE(host->reset_seq) != seq ||
-						       READ_ONCE(host->dead), tmo);
-	else
-		ret = wait_event_timeout(host->wq, READ_ONCE(host->reset_seq) != seq ||
-					 READ_ONCE(host->dead), tmo);
-	mutex_lock(&host->lock);
-	if (ret < 0)
-		return -EINTR;
+	for (tries = 0; tries < 2; tries++) {
+		if (host->enabled || host->dead)
+			break;
+		ours = !host->resetting;
+		if (ours)
+			fl_live_reset(host, -ECANCELED);
+		if (!host->resetting)
+			break;
+		seq = host->reset_seq;
+		mutex_unlock(&host->lock);
+		if (interruptible)
+			ret = wait_event_interruptible_timeout(host->wq,
+							       READ_ONCE(host->reset_seq) != seq ||
+							       READ_ONCE(host->dead), tmo);
+		else
+			ret = wait_event_timeout(host->wq, READ_ONCE(host->reset_seq) != seq ||
+						 READ_ONCE(host->dead), tmo);
+		mutex_lock(&host->lock);
+		if (ret < 0)
+			return -EINTR;
+		if (ours)
+			break;
+	}
 	return fl_live_errno(host);
 }
 
