@@ -642,7 +642,8 @@ TEST(host_link_flap_recovers)
 	TH_LOG("link down: frame failed after %llu ms; %u REAP(timeout 0) calls, slowest %llu ms",
 	       (unsigned long long)got_at, calls, (unsigned long long)worst);
 	EXPECT_NE(0, got_at);
-	EXPECT_LT(worst, 200);
+	/* generous: the stop handshake alone takes 2 s; a loaded 2-core VM stalls ~150 ms */
+	EXPECT_LT(worst, 500);
 	EXPECT_LT(resets, host_resets(&h));
 	p = (struct pollfd){ .fd = h.fd, .events = POLLIN };
 	EXPECT_EQ(1, poll(&p, 1, 1000));
@@ -707,7 +708,7 @@ TEST(host_open_not_blocked_by_reset)
 	TH_LOG("open() during the last close's reset: %llu ms; that close took ~%llu ms",
 	       (unsigned long long)t_open, (unsigned long long)t_close);
 	EXPECT_GE(fd, 0);
-	EXPECT_LT(t_open, 300);
+	EXPECT_LT(t_open, 500);	/* before the fix: ~2000 (the whole handshake) */
 	usleep(1000000);	/* the queue comes back (retries every 200 ms) */
 }
 
