@@ -124,8 +124,8 @@ static const struct vm_operations_struct fl_vm_ops = {
  * @host: the device.
  * @vma: the mapping; cacheable, like the kernel's view of the buffers.
  *
- * Return: 0, -EINVAL for a private mapping or a range outside the buffers, or
- * remap_pfn_range()'s error.
+ * Return: 0, -EINVAL for a private mapping or a range outside the buffers, -EPERM for an
+ * executable mapping, or remap_pfn_range()'s error.
  */
 int fl_bufs_mmap(struct fl_host *host, struct vm_area_struct *vma)
 {
@@ -138,6 +138,10 @@ int fl_bufs_mmap(struct fl_host *host, struct vm_area_struct *vma)
 	/* the device reads and writes these pages: no private (copy-on-write) mappings */
 	if (!(vma->vm_flags & VM_SHARED) || off >= total || len > total - off)
 		return -EINVAL;
+	/* frame data written by a peer is never code: no PROT_EXEC, now or by mprotect() */
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	vm_flags_clear(vma, VM_MAYEXEC);
 	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	while (len) {
 		u32 i = div64_u64(off, host->buf_size);

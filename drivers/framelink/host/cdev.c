@@ -7,8 +7,13 @@
  *
  * Batches are copied in small chunks on the stack (nothing allocates) and accepted in order:
  * on an error, fl_batch.done is the index of the bad entry and the entries before it are
- * queued. REAP copies completions straight from the fifo and consumes them only once they
- * reached user space, so a bad pointer loses nothing.
+ * queued. fl_batch is written back once before anything is queued, so a batch that cannot
+ * be written back fails with -EFAULT having queued nothing.
+ *
+ * REAP copies completions to user space without fl_host.lock (a fault may sleep on the
+ * app's mmap_lock; open() and the interrupt path must not wait for that) and consumes them
+ * only after both the entries and fl_reap.count reached user space: a REAP that fails has
+ * consumed nothing. REAP callers are serialised by fl_host.reap_lock instead.
  */
 #include <linux/compat.h>
 #include <linux/fs.h>
@@ -35,9 +40,8 @@ static int fl_open(struct inode *inode, struct file *file)
 
 	kref_get(&host->ref);
 	file->private_data = host;
-	mutex_lock(&host->lock);
-	host->openers++;
-	mutex_unlock(&host->lock);
+	/* never fl_host.lock here: misc_open() holds misc_mtx, every misc open would wait */
+	atomic_inc(&host->openers);
 	return 0;
 }
 
@@ -45,21 +49,28 @@ static int fl_release(struct inode *inode, struct file *file)
 {
 	struct fl_host *host = fl_file_host(file);
 
+	if (!atomic_dec_and_test(&host->openers))
+		goto put;
 	mutex_lock(&host->lock);
 	/*
 	 * The last close gives every buffer back: frames still in flight or posted are
-	 * cancelled by a queue reset, completions nobody reaped are dropped. A queue that
-	 * stopped (failed reset) gets another enable here.
+	 * cancelled by a queue reset (waited for, bounded: the buffers come back only once
+	 * the endpoint cannot write them), completions nobody reaped are dropped. A queue
+	 * that stopped gets another attempt here.
 	 */
-	if (!--host->openers && !host->dead) {
-		if (!fl_q_idle(host) || !host->enabled)
-			fl_q_reset(host, -ECANCELED);
+	if (!host->dead && (!fl_q_idle(host) || !host->enabled)) {
+		fl_q_reset(host, -ECANCELED);
+		fl_live_wait_reset(host, false);
+	}
+	/* an open() that raced with this close keeps what it may already have queued */
+	if (!host->dead && !atomic_read(&host->openers)) {
 		for (; host->fifo_len; host->fifo_len--) {
 			host->bufs[host->fifo[host->fifo_head].buf].state = FL_BUF_APP;
 			host->fifo_head = (host->fifo_head + 1) % host->nbufs;
 		}
 	}
 	mutex_unlock(&host->lock);
+put:
 	fl_host_put(host);
 	return 0;
 }
@@ -93,13 +104,22 @@ static int fl_batch_get(struct fl_batch *b, void __user *argp)
 		return -EFAULT;
 	if (b->flags || b->reserved || !b->count || b->count > FL_RING_MAX_ENTRIES)
 		return -EINVAL;
+	/* proves fl_batch writable before anything is queued: a fault then has no effect */
+	b->done = 0;
+	if (copy_to_user(argp, b, sizeof(*b)))
+		return -EFAULT;
 	return 0;
 }
 
+/*
+ * Frames are queued by now: their result is the ioctl's result. Only an app that unmaps
+ * fl_batch during the call can make this write fail; done is then lost but the frames
+ * complete as usual (documented in the uapi header).
+ */
 static long fl_batch_put(struct fl_batch *b, void __user *argp, u32 done, long ret)
 {
 	b->done = done;
-	if (copy_to_user(argp, b, sizeof(*b)))
+	if (copy_to_user(argp, b, sizeof(*b)) && !done)
 		return -EFAULT;
 	return ret;
 }
@@ -123,7 +143,11 @@ static long fl_ioc_submit(struct fl_host *host, void __user *argp)
 			break;
 		}
 		mutex_lock(&host->lock);
-		for (i = 0; i < n; i++) {
+		i = 0;
+		/* a queue being reset (or stopped) runs again first, bounded */
+		fl_live_before_queue(host);
+		ret = fl_live_wait_reset(host, true);
+		for (; !ret && i < n; i++) {
 			ret = fl_q_tx_one(host, &frames[i]);
 			if (ret)
 				break;
@@ -157,7 +181,10 @@ static long fl_ioc_post(struct fl_host *host, void __user *argp)
 			break;
 		}
 		mutex_lock(&host->lock);
-		for (i = 0; i < n; i++) {
+		i = 0;
+		fl_live_before_queue(host);
+		ret = fl_live_wait_reset(host, true);
+		for (; !ret && i < n; i++) {
 			ret = fl_q_rx_one(host, bufs[i]);
 			if (ret)
 				break;
@@ -172,24 +199,53 @@ static long fl_ioc_post(struct fl_host *host, void __user *argp)
 	return fl_batch_put(&b, argp, done, ret);
 }
 
-/* Copy up to @max completions to user space and consume them; fl_host.lock held. */
-static int fl_reap_copy(struct fl_host *host, struct fl_completion __user *up, u32 max)
-{
-	u32 n = 0;
+#define FL_REAP_CHUNK	8
 
-	while (n < max && host->fifo_len) {
+/*
+ * Copy up to @max completions from the head of the fifo to user space, then fl_reap with
+ * the count, and only then consume them. fl_host.reap_lock held: nobody else consumes, so
+ * the entries at the head stay put while fl_host.lock is dropped for the copies.
+ * Return: completions consumed (also written to @argp), or -EFAULT with nothing consumed.
+ */
+static int fl_reap_out(struct fl_host *host, struct fl_completion __user *up, u32 max,
+		       struct fl_reap *r, void __user *argp)
+{
+	struct fl_completion chunk[FL_REAP_CHUNK];
+	unsigned long left = 0;
+	u32 n = 0, i, k;
+
+	while (n < max) {
+		mutex_lock(&host->lock);
+		/* only REAP consumes (under reap_lock): the fifo holds at least n entries */
+		k = min3(max - n, host->fifo_len - n, (u32)FL_REAP_CHUNK);
+		for (i = 0; i < k; i++)
+			chunk[i] = host->fifo[(host->fifo_head + n + i) % host->nbufs];
+		mutex_unlock(&host->lock);
+		if (!k)
+			break;
+		left = copy_to_user(up + n, chunk, k * sizeof(chunk[0]));
+		/* partial progress: the completions that reached user space in full */
+		n += k - DIV_ROUND_UP(left, sizeof(chunk[0]));
+		if (left)
+			break;
+	}
+	if (!n)
+		return left ? -EFAULT : 0;
+	r->count = n;
+	if (copy_to_user(argp, r, sizeof(*r)))
+		return -EFAULT;
+	mutex_lock(&host->lock);
+	for (i = 0; i < n; i++) {
 		const struct fl_completion *c = &host->fifo[host->fifo_head];
 
-		if (copy_to_user(up + n, c, sizeof(*c)))
-			return n ? n : -EFAULT;
 		/* errors count what applications saw, not what the last close dropped */
 		if (c->status)
 			host->stats.errors++;
 		host->bufs[c->buf].state = FL_BUF_APP;
 		host->fifo_head = (host->fifo_head + 1) % host->nbufs;
 		WRITE_ONCE(host->fifo_len, host->fifo_len - 1);
-		n++;
 	}
+	mutex_unlock(&host->lock);
 	return n;
 }
 
@@ -214,19 +270,25 @@ static long fl_ioc_reap(struct fl_host *host, void __user *argp)
 		mutex_lock(&host->lock);
 		fl_q_drain(host);
 		if (host->fifo_len) {
-			n = fl_reap_copy(host, up, r.max);
 			mutex_unlock(&host->lock);
-			if (n < 0)
-				return n;
-			break;
+			if (mutex_lock_interruptible(&host->reap_lock))
+				return -EINTR;
+			n = fl_reap_out(host, up, r.max, &r, argp);
+			mutex_unlock(&host->reap_lock);
+			if (n)
+				return n < 0 ? n : 0;
+			/* another REAP took them: wait on */
+			continue;
 		}
 		if (host->dead) {
 			mutex_unlock(&host->lock);
 			return -ENODEV;
 		}
-		if (!host->enabled) {
+		/* during a reset, wait (bounded by the timeout) for the failed frames */
+		if (!host->enabled && !host->resetting) {
+			ret = fl_live_errno(host);
 			mutex_unlock(&host->lock);
-			return -EIO;
+			return ret;
 		}
 		if (!r.timeout_ms || time_after_eq(jiffies, deadline)) {
 			mutex_unlock(&host->lock);
@@ -304,8 +366,14 @@ static __poll_t fl_poll(struct file *file, poll_table *wait)
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (host->dead)
 		mask |= EPOLLHUP | EPOLLERR;
+	else if (!host->enabled && !host->resetting)
+		/* stopped (endpoint gone, link down): REAP/SUBMIT would fail, say so */
+		mask |= EPOLLERR;
 	else if (host->enabled && fl_q_can_submit(host))
 		mask |= EPOLLOUT | EPOLLWRNORM;
+	/* no interrupt vector: nothing else would wake this poll() for a completion */
+	if (!(mask & EPOLLIN) && host->enabled && !fl_q_idle(host))
+		fl_live_poll_arm(host);
 	mutex_unlock(&host->lock);
 	return mask;
 }

@@ -22,10 +22,14 @@
 #include <linux/pci.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/framelink.h>
 #include <framelink/compat.h>
 
 #define FL_HOST_DRV_NAME	"framelink-host"
+
+/* Bound of each half of the BAR0 handshake (stop: RESET, start: READY). */
+#define FL_SETUP_TIMEOUT_MS	2000
 
 /* Who owns a host frame buffer; exactly one at a time. */
 enum fl_buf_state {
@@ -115,10 +119,27 @@ struct fl_rx_shadow {
  * @tx_seq: next tx sequence number (continues across resets).
  * @fifo_head: position in @fifo of the next completion to reap.
  * @fifo_len: completions in @fifo; read locklessly by waiters.
- * @openers: open files.
+ * @openers: open files; atomic so fl_open() never waits for @lock (it runs under the misc
+ *	core's global mutex, and @lock can be held across a copy or a BAR read).
  * @stats: counters (interrupts are in @irqs).
  * @irqs: interrupts taken, counted in the handler without @lock.
  * @wq: REAP and poll() waiters; woken by the interrupt, resets and remove.
+ * @reap_lock: serialises REAP callers so the completions at the head of @fifo can be copied
+ *	to user space without @lock and consumed only once they arrived (nests outside @lock).
+ * @live_work: liveness watchdog (live.c): while frames are outstanding and no completion
+ *	came for a period, reads fl_bar_status (state, generation) at a bounded rate.
+ * @reset_work: runs a queue reset (stop handshake, fail outstanding frames, enable
+ *	handshake) without holding @lock across its waits; also retries a stopped queue.
+ * @poll_work: without an interrupt vector, wakes poll() waiters while frames are outstanding.
+ * @resetting: a reset attempt is queued or running (REAP and SUBMIT wait for it); @lock.
+ * @removing: remove() started: no work may be queued any more; @lock.
+ * @link_down: the last reset attempt found the link gone (config space all-ones); @lock.
+ * @master_off: a failed reset cleared bus mastering (set again once the endpoint reset); @lock.
+ * @reset_err: status for the frames the pending reset fails; @lock.
+ * @reset_seq: reset attempts finished (waiters compare it); @lock, read locklessly by waiters.
+ * @retry_ms: delay before the next attempt on a stopped queue (backoff); @lock.
+ * @live_cons: @cq_cons when the watchdog last looked; @lock.
+ * @live_checked: jiffies of the last fl_bar_status read by the liveness checks; @lock.
  */
 struct fl_host {
 	struct kref ref;
@@ -176,10 +197,25 @@ struct fl_host {
 	u32 tx_seq;
 	u32 fifo_head;
 	u32 fifo_len;
-	unsigned int openers;
+	atomic_t openers;
 	struct fl_stats stats;
 	atomic64_t irqs;
 	wait_queue_head_t wq;
+
+	/* issue 8: liveness, asynchronous resets, REAP copy-out (live.c, cdev.c) */
+	struct mutex reap_lock;	/* see @reap_lock above */
+	struct delayed_work live_work;
+	struct delayed_work reset_work;
+	struct delayed_work poll_work;
+	bool resetting;
+	bool removing;
+	bool link_down;
+	bool master_off;
+	int reset_err;
+	u32 reset_seq;
+	u32 retry_ms;
+	u32 live_cons;
+	unsigned long live_checked;
 };
 
 /* main.c */
@@ -189,6 +225,10 @@ void fl_host_put(struct fl_host *host);
 int fl_setup_read_header(struct fl_host *host);
 int fl_setup_enable(struct fl_host *host);
 int fl_setup_disable(struct fl_host *host);
+u32 fl_setup_start(struct fl_host *host);
+int fl_setup_finish(struct fl_host *host, u32 generation);
+int fl_setup_same_header(struct fl_host *host);
+const char *fl_state_name(u32 state);
 
 /* bufs.c */
 int fl_bufs_alloc(struct fl_host *host, u32 nbufs, size_t buf_size);
@@ -212,6 +252,17 @@ int fl_q_reset(struct fl_host *host, int err);
 bool fl_q_idle(struct fl_host *host);
 bool fl_q_can_submit(struct fl_host *host);
 irqreturn_t fl_q_irq(int irq, void *data);
+
+/* live.c: liveness and asynchronous resets */
+void fl_live_init(struct fl_host *host);
+bool fl_live_link_ok(struct fl_host *host);
+void fl_live_arm(struct fl_host *host);
+void fl_live_before_queue(struct fl_host *host);
+void fl_live_reset(struct fl_host *host, int err);
+int fl_live_wait_reset(struct fl_host *host, bool interruptible);
+void fl_live_poll_arm(struct fl_host *host);
+void fl_live_stop(struct fl_host *host);
+int fl_live_errno(struct fl_host *host);
 
 /* cdev.c */
 int fl_cdev_register(struct fl_host *host);

@@ -30,6 +30,11 @@ module_param(buf_size, uint, 0444);
 MODULE_PARM_DESC(buf_size,
 		 "bytes per host frame buffer, rounded up to pages (default 8 MiB; large values need CMA)");
 
+static bool vectors = true;
+module_param(vectors, bool, 0444);
+MODULE_PARM_DESC(vectors,
+		 "use an interrupt vector (default Y); N polls completions, as without MSI/MSI-X/INTx");
+
 static DEFINE_IDA(fl_host_ida);
 
 static void fl_host_release(struct kref *ref)
@@ -37,6 +42,7 @@ static void fl_host_release(struct kref *ref)
 	struct fl_host *host = container_of(ref, struct fl_host, ref);
 
 	fl_bufs_free(host);
+	mutex_destroy(&host->reap_lock);
 	mutex_destroy(&host->lock);
 	pci_dev_put(host->pdev);
 	kfree(host);
@@ -103,7 +109,10 @@ static int fl_irq_setup(struct fl_host *host)
 	struct pci_dev *pdev = host->pdev;
 	int ret;
 
-	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX | PCI_IRQ_MSI | FL_HOST_IRQ_INTX);
+	ret = -ENOSPC;
+	if (vectors)
+		ret = pci_alloc_irq_vectors(pdev, 1, 1,
+					    PCI_IRQ_MSIX | PCI_IRQ_MSI | FL_HOST_IRQ_INTX);
 	if (ret < 0) {
 		dev_warn(host->dev, "no interrupt vector (%d): completions are polled\n", ret);
 		host->irq_type = FL_IRQ_NONE;
@@ -155,6 +164,8 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	mutex_init(&host->lock);
 	init_waitqueue_head(&host->wq);
 	atomic64_set(&host->irqs, 0);
+	atomic_set(&host->openers, 0);
+	fl_live_init(host);
 	host->pdev = pci_dev_get(pdev);
 	host->dev = dev;
 	host->id = ida_alloc(&fl_host_ida, GFP_KERNEL);
@@ -223,6 +234,8 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	ret = fl_irq_setup(host);
 	if (ret)
 		goto free_cq;
+	/* what a link recovery puts back (BARs, command register, MSI/MSI-X), live.c */
+	pci_save_state(pdev);
 
 	mutex_lock(&host->lock);
 	ret = fl_setup_enable(host);
@@ -248,6 +261,8 @@ disable:
 free_irq:
 	fl_irq_teardown(host);
 free_cq:
+	/* bus mastering off before the ring it may write goes */
+	pci_clear_master(pdev);
 	dma_free_coherent(dev, host->cq_bytes, host->cq_area, host->cq_dma);
 free_bufs:
 	/* the buffers are freed with the host; nothing mapped them yet */
@@ -276,9 +291,12 @@ static void fl_remove(struct pci_dev *pdev)
 
 	/* No new opens; open files and mappings keep @host and the buffers. */
 	fl_cdev_unregister(host);
+	/* no reset attempt or watchdog may touch the BAR from here on */
+	fl_live_stop(host);
 
 	mutex_lock(&host->lock);
-	if (host->enabled && !gone && fl_setup_disable(host) == -ETIMEDOUT)
+	/* link down (J784S4 keeps the function): DL_Down reset it, nothing to wait for */
+	if (!gone && fl_live_link_ok(host) && fl_setup_disable(host) == -ETIMEDOUT)
 		leak_cq = true;	/* the endpoint may still write it */
 	host->enabled = false;
 	fl_q_fail_all(host, -ECANCELED);
@@ -287,8 +305,14 @@ static void fl_remove(struct pci_dev *pdev)
 	wake_up_all(&host->wq);
 
 	fl_irq_teardown(host);
+	/*
+	 * Bus mastering off before the completion ring goes: an endpoint that did not stop
+	 * cannot write it any more (on a board: its requests are refused upstream).
+	 */
+	pci_clear_master(pdev);
 	if (leak_cq)
-		dev_warn(host->dev, "endpoint did not stop: completion ring leaked\n");
+		dev_warn(host->dev,
+			 "endpoint did not stop: completion ring leaked, bus mastering disabled\n");
 	else
 		dma_free_coherent(host->dev, host->cq_bytes, host->cq_area, host->cq_dma);
 
@@ -300,13 +324,93 @@ static void fl_remove(struct pci_dev *pdev)
 	host->bar = NULL;
 	mutex_unlock(&host->lock);
 
-	pci_clear_master(pdev);
 	pci_release_region(pdev, 0);
 	pci_disable_device(pdev);
 	ida_free(&fl_host_ida, host->id);
 	dev_info(host->dev, "/dev/%s removed%s\n", host->name, gone ? " (link lost)" : "");
+	/* open files or mappings keep the buffers: say so, they are freed at the last put */
+	if (kref_read(&host->ref) > 1)
+		dev_info(host->dev,
+			 "frame buffers still open or mapped by user space: freed at the last close/munmap\n");
 	fl_host_put(host);
 }
+
+/*
+ * The root reboots (or kexecs): the endpoint must not keep writing memory the next kernel
+ * owns. Stop it (bounded handshake) and take its bus mastering.
+ */
+static void fl_shutdown(struct pci_dev *pdev)
+{
+	struct fl_host *host = pci_get_drvdata(pdev);
+
+	if (!host)
+		return;
+	fl_live_stop(host);
+	mutex_lock(&host->lock);
+	if (!host->dead && fl_live_link_ok(host))
+		fl_setup_disable(host);
+	host->enabled = false;
+	mutex_unlock(&host->lock);
+	pci_clear_master(pdev);
+}
+
+/*
+ * AER/DPC (Documentation/PCI/pci-error-recovery.rst): with the channel frozen no DMA passes,
+ * so the outstanding buffers can go back at once (-ENOLINK); a permanent failure is a
+ * removal to come. With I/O still working, a normal asynchronous reset does it (-EIO).
+ */
+static pci_ers_result_t fl_error_detected(struct pci_dev *pdev, pci_channel_state_t state)
+{
+	struct fl_host *host = pci_get_drvdata(pdev);
+
+	if (!host)
+		return PCI_ERS_RESULT_DISCONNECT;
+	dev_err(host->dev, "PCI error detected (channel state %d): queue stopped\n", state);
+	mutex_lock(&host->lock);
+	if (state == pci_channel_io_normal) {
+		fl_live_reset(host, -EIO);
+		mutex_unlock(&host->lock);
+		return PCI_ERS_RESULT_CAN_RECOVER;
+	}
+	if (host->enabled)
+		host->stats.queue_resets++;
+	host->enabled = false;
+	/* the link reset that follows resets the function: its bus mastering stays off */
+	host->master_off = true;
+	fl_q_fail_all(host, -ENOLINK);
+	mutex_unlock(&host->lock);
+	wake_up_all(&host->wq);
+	return state == pci_channel_io_perm_failure ? PCI_ERS_RESULT_DISCONNECT :
+						      PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t fl_slot_reset(struct pci_dev *pdev)
+{
+	struct fl_host *host = pci_get_drvdata(pdev);
+
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	/* on again once the endpoint reports RESET (live.c) */
+	pci_clear_master(pdev);
+	dev_info(host->dev, "slot reset: re-enabling the queue\n");
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static void fl_resume(struct pci_dev *pdev)
+{
+	struct fl_host *host = pci_get_drvdata(pdev);
+
+	mutex_lock(&host->lock);
+	host->link_down = false;
+	fl_live_reset(host, -ECANCELED);
+	mutex_unlock(&host->lock);
+}
+
+static const struct pci_error_handlers fl_err_handlers = {
+	.error_detected = fl_error_detected,
+	.slot_reset = fl_slot_reset,
+	.resume = fl_resume,
+};
 
 static const struct pci_device_id fl_ids[] = {
 	{ PCI_DEVICE(FL_PCI_VENDOR_ID, FL_PCI_DEVICE_ID) },
@@ -319,6 +423,8 @@ static struct pci_driver fl_driver = {
 	.id_table = fl_ids,
 	.probe = fl_probe,
 	.remove = fl_remove,
+	.shutdown = fl_shutdown,
+	.err_handler = &fl_err_handlers,
 };
 module_pci_driver(fl_driver);
 

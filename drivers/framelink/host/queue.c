@@ -15,6 +15,7 @@
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
+#include <linux/string.h>
 
 #include "host.h"
 #include "fl_proto.h"
@@ -108,6 +109,7 @@ void fl_q_tx_kick(struct fl_host *host)
 	 * same BAR) and the cache maintenance of the frames reach the endpoint first.
 	 */
 	writel(host->tx_prod, host->bar + FL_DB(tx_prod));
+	fl_live_arm(host);
 }
 
 /**
@@ -159,6 +161,7 @@ void fl_q_rx_kick(struct fl_host *host)
 		return;
 	/* as in fl_q_tx_kick(): descriptors before the index */
 	writel(host->rx_prod, host->bar + FL_DB(rx_prod));
+	fl_live_arm(host);
 }
 
 /**
@@ -196,39 +199,20 @@ void fl_q_fail_all(struct fl_host *host, int err)
 }
 
 /**
- * fl_q_reset() - stop the endpoint, fail what is outstanding, enable again
- * @host: the device; fl_host.lock held (sleeps, bounded by the setup timeouts).
+ * fl_q_reset() - stop the queue and reset it asynchronously (live.c)
+ * @host: the device; fl_host.lock held. Does not sleep: the handshakes run in a work item
+ *	that does not hold the lock while it waits, so no caller's timeout is stretched.
  * @err: status for the failed frames: -EPROTO after a violation, -ECANCELED otherwise.
  *
- * Return: 0, -ENODEV, or the enable error (the queue then stays stopped: -EIO to users).
+ * Return: 0, or -ENODEV when the device is gone.
  */
 int fl_q_reset(struct fl_host *host, int err)
 {
-	int ret;
-
 	lockdep_assert_held(&host->lock);
 	if (host->dead)
 		return -ENODEV;
-	if (pci_dev_is_disconnected(host->pdev)) {
-		host->enabled = false;
-		fl_q_fail_all(host, err);
-		return -ENODEV;
-	}
-	ret = fl_setup_disable(host);
-	fl_q_fail_all(host, err);
-	if (ret) {
-		/* the endpoint may still write the ring: do not reuse it */
-		dev_err(host->dev, "queue stopped: endpoint did not reset\n");
-	} else {
-		ret = fl_setup_enable(host);
-		if (ret)
-			dev_err(host->dev, "queue stopped: endpoint did not come back: %d\n", ret);
-		else
-			dev_info(host->dev, "queue reset, endpoint generation %u\n",
-				 host->generation);
-	}
-	wake_up_all(&host->wq);
-	return ret;
+	fl_live_reset(host, err);
+	return 0;
 }
 
 static void fl_q_violation(struct fl_host *host, const char *what, u32 a, u32 b)
@@ -344,10 +328,21 @@ void fl_q_drain(struct fl_host *host)
 	}
 	/* cq_prod is written after the entries it publishes: read them after it */
 	dma_rmb();
+	if (memchr_inv(host->status->reserved, 0, sizeof(host->status->reserved))) {
+		fl_q_violation(host, "fl_host_status reserved words not zero (cq_prod, cq_cons)",
+			       prod, cons);
+		return;
+	}
 	now = ktime_get_ns();
 	while (cons != prod) {
 		/* one private copy, validated before use; the endpoint may rewrite the ring */
 		memcpy(&cqe, &host->cq[fl_ring_slot(cons, host->cq_entries)], sizeof(cqe));
+		if (cqe.reserved0 || cqe.reserved1[0] || cqe.reserved1[1]) {
+			/* a later minor ABI may use them: an old host refuses, never ignores */
+			fl_q_violation(host, "completion reserved fields not zero (kind, buf)",
+				       le16_to_cpu(cqe.kind), le32_to_cpu(cqe.id));
+			return;
+		}
 		if (fl_cqe_check(&cqe, host->nbufs)) {
 			fl_q_violation(host, "malformed completion (kind, buf)",
 				       le16_to_cpu(cqe.kind), le32_to_cpu(cqe.id));

@@ -7,11 +7,10 @@
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/jiffies.h>
+#include <linux/string.h>
 
 #include "host.h"
 #include "fl_proto.h"
-
-#define FL_SETUP_TIMEOUT_MS	2000
 
 #define FL_CTRL(f)	(FL_BAR_CTRL_OFFSET + offsetof(struct fl_bar_ctrl, f))
 #define FL_STATUS(f)	(FL_BAR_STATUS_OFFSET + offsetof(struct fl_bar_status, f))
@@ -61,6 +60,11 @@ int fl_setup_read_header(struct fl_host *host)
 			host->bar_len);
 		return ret;
 	}
+	if (memchr_inv(hdr.reserved, 0, sizeof(hdr.reserved))) {
+		/* a later minor ABI may give them a meaning: refuse rather than ignore */
+		dev_err(host->dev, "framelink header: reserved fields not zero\n");
+		return -EINVAL;
+	}
 	host->tx_off = le32_to_cpu(hdr.tx_ring_offset);
 	host->rx_off = le32_to_cpu(hdr.rx_ring_offset);
 	host->tx_entries = le32_to_cpu(hdr.tx_entries);
@@ -91,7 +95,13 @@ static int fl_setup_wait_state(struct fl_host *host, u32 want, u32 *state)
 	}
 }
 
-static const char *fl_state_name(u32 state)
+/**
+ * fl_state_name() - printable FL_STATE_*
+ * @state: fl_bar_status.state as read.
+ *
+ * Return: a constant string.
+ */
+const char *fl_state_name(u32 state)
 {
 	switch (state) {
 	case FL_STATE_RESET:
@@ -100,6 +110,8 @@ static const char *fl_state_name(u32 state)
 		return "READY";
 	case FL_STATE_ERROR:
 		return "ERROR";
+	case U32_MAX:
+		return "all-ones (link down?)";
 	default:
 		return "unknown";
 	}
@@ -128,28 +140,52 @@ int fl_setup_disable(struct fl_host *host)
 }
 
 /**
- * fl_setup_enable() - the enable handshake
- * @host: the device; fl_host.lock held; completion ring allocated, vector set up.
+ * fl_setup_same_header() - after an endpoint restart, is it still the endpoint we set up?
+ * @host: the device; fl_host.lock held; the endpoint in %FL_STATE_RESET.
  *
- * Resets the endpoint if it runs (e.g. a previous driver instance left it enabled), clears
- * the completion ring, zeroes the doorbell indices, writes fl_bar_ctrl, sets
- * %FL_CTRL_ENABLE and waits (bounded) for %FL_STATE_READY.
+ * A rebound endpoint function may come back with another ring layout or frame size; the
+ * buffers and shadow rings were sized for the first one, so the queue stays stopped then.
  *
- * Return: 0, -EIO when the endpoint refused (state ERROR), -ETIMEDOUT.
+ * Return: 0, or -EINVAL (malformed or different header; logged).
  */
-int fl_setup_enable(struct fl_host *host)
+int fl_setup_same_header(struct fl_host *host)
 {
-	u32 state, error, generation;
-	int ret;
+	struct fl_bar_header hdr;
 
 	lockdep_assert_held(&host->lock);
-	state = readl(host->bar + FL_STATUS(state));
-	if (state != FL_STATE_RESET) {
-		dev_info(host->dev, "endpoint is %s: resetting it first\n", fl_state_name(state));
-		ret = fl_setup_disable(host);
-		if (ret)
-			return ret;
+	memcpy_fromio(&hdr, host->bar + FL_BAR_HEADER_OFFSET, sizeof(hdr));
+	if (fl_header_check(&hdr, host->bar_len) ||
+	    memchr_inv(hdr.reserved, 0, sizeof(hdr.reserved)) ||
+	    le32_to_cpu(hdr.tx_ring_offset) != host->tx_off ||
+	    le32_to_cpu(hdr.rx_ring_offset) != host->rx_off ||
+	    le32_to_cpu(hdr.tx_entries) != host->tx_entries ||
+	    le32_to_cpu(hdr.rx_entries) != host->rx_entries ||
+	    le32_to_cpu(hdr.max_frame) != host->max_frame ||
+	    le64_to_cpu(hdr.features) != host->offered) {
+		dev_err(host->dev,
+			"endpoint restarted with another header (tx %u, rx %u, max_frame %u, features %#llx): queue stays stopped; rebind framelink-host\n",
+			le32_to_cpu(hdr.tx_entries), le32_to_cpu(hdr.rx_entries),
+			le32_to_cpu(hdr.max_frame), le64_to_cpu(hdr.features));
+		return -EINVAL;
 	}
+	return 0;
+}
+
+/**
+ * fl_setup_start() - program fl_bar_ctrl and set %FL_CTRL_ENABLE (no wait)
+ * @host: the device; fl_host.lock held; the endpoint in %FL_STATE_RESET, so it writes
+ *	nothing to the completion ring any more.
+ *
+ * Clears the completion ring, zeroes the doorbell indices, writes fl_bar_ctrl and sets
+ * %FL_CTRL_ENABLE. The caller waits for %FL_STATE_READY and calls fl_setup_finish().
+ *
+ * Return: fl_bar_status.generation before the enable.
+ */
+u32 fl_setup_start(struct fl_host *host)
+{
+	u32 generation;
+
+	lockdep_assert_held(&host->lock);
 	generation = readl(host->bar + FL_STATUS(generation));
 
 	memset(host->cq_area, 0, host->cq_bytes);
@@ -171,7 +207,64 @@ int fl_setup_enable(struct fl_host *host)
 	 * enable bit reaches the endpoint.
 	 */
 	writel(FL_CTRL_ENABLE, host->bar + FL_CTRL(ctrl));
+	return generation;
+}
 
+/**
+ * fl_setup_finish() - the endpoint reported %FL_STATE_READY: check it and start the queue
+ * @host: the device; fl_host.lock held.
+ * @generation: what fl_setup_start() returned.
+ *
+ * The reserved words of fl_bar_status must be zero (a later minor ABI may use them), so an
+ * endpoint that sets them is refused: the enable is withdrawn.
+ *
+ * Return: 0 (queue enabled), or -EPROTO.
+ */
+int fl_setup_finish(struct fl_host *host, u32 generation)
+{
+	struct fl_bar_status st;
+
+	lockdep_assert_held(&host->lock);
+	/* once per enable: 64 non-posted reads are fine here, never on the hot path */
+	memcpy_fromio(&st, host->bar + FL_BAR_STATUS_OFFSET, sizeof(st));
+	if (memchr_inv(st.reserved, 0, sizeof(st.reserved))) {
+		host->stats.protocol_errors++;
+		dev_err_ratelimited(host->dev,
+				    "endpoint status block: reserved fields not zero; not enabling\n");
+		writel(0, host->bar + FL_CTRL(ctrl));
+		return -EPROTO;
+	}
+	host->generation = le32_to_cpu(st.generation);
+	if (host->generation == generation)
+		dev_warn(host->dev, "endpoint generation did not change at enable (%u)\n",
+			 generation);
+	host->enabled = true;
+	return 0;
+}
+
+/**
+ * fl_setup_enable() - the enable handshake, synchronous (probe)
+ * @host: the device; fl_host.lock held; completion ring allocated, vector set up.
+ *
+ * Resets the endpoint if it runs (e.g. a previous driver instance left it enabled), then
+ * fl_setup_start(), a bounded wait for %FL_STATE_READY and fl_setup_finish().
+ *
+ * Return: 0, -EIO when the endpoint refused (state ERROR), -ETIMEDOUT, -EPROTO.
+ */
+int fl_setup_enable(struct fl_host *host)
+{
+	u32 state, error, generation;
+	int ret;
+
+	lockdep_assert_held(&host->lock);
+	state = readl(host->bar + FL_STATUS(state));
+	if (state != FL_STATE_RESET) {
+		dev_info(host->dev, "endpoint is %s: resetting it first\n", fl_state_name(state));
+		ret = fl_setup_disable(host);
+		if (ret)
+			return ret;
+	}
+	generation = fl_setup_start(host);
 	ret = fl_setup_wait_state(host, FL_STATE_READY, &state);
 	if (ret) {
 		error = readl(host->bar + FL_STATUS(error));
@@ -181,10 +274,5 @@ int fl_setup_enable(struct fl_host *host)
 		writel(0, host->bar + FL_CTRL(ctrl));
 		return ret;
 	}
-	host->generation = readl(host->bar + FL_STATUS(generation));
-	if (host->generation == generation)
-		dev_warn(host->dev, "endpoint generation did not change at enable (%u)\n",
-			 generation);
-	host->enabled = true;
-	return 0;
+	return fl_setup_finish(host, generation);
 }

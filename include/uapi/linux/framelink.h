@@ -283,6 +283,23 @@ struct fl_cqe {
  * SUBMIT it as it is (zero copy). The last close of the device withdraws posted buffers and
  * cancels frames in flight (bounded wait); the next open starts with every buffer the app's.
  * REAP returns 0 with count 0 when nothing completed within timeout_ms.
+ *
+ * Failed ioctls (host, issue 8): an ioctl that fails has no effect. SUBMIT and POST write
+ * fl_batch back (done = 0) before queueing anything: if it cannot be written, -EFAULT and
+ * nothing is queued. On a later error, done is the index of the bad entry and the entries
+ * before it are queued; if the app makes fl_batch unwritable during the call, the frames
+ * queued stay queued (their completions say what happened) and the queueing result is
+ * returned. REAP consumes completions only after they and fl_reap.count reached user
+ * space: -EFAULT means nothing was consumed; a fault part-way returns the completions
+ * copied before it (count). Buffer mappings refuse PROT_EXEC (-EPERM), also by mprotect().
+ *
+ * Queue resets (host): after a protocol violation, an endpoint restart or a link loss the
+ * host resets the queue by itself, asynchronously: frames in flight and posted buffers
+ * complete with -ECANCELED (-EPROTO after a violation) once the endpoint can no longer
+ * touch them. While the reset runs, REAP waits as for a completion (timeout 0 returns at
+ * once) and SUBMIT/POST wait for it (bounded, interruptible). A queue that could not be
+ * reset is stopped: SUBMIT/POST/REAP fail with -ENOLINK while the link is down, -EIO
+ * otherwise, poll() reports EPOLLERR, and the host retries by itself.
  */
 
 #define FL_ROLE_HOST		1

@@ -423,4 +423,332 @@ TEST_F(fl, close_in_flight)
 	fl_close(&again);
 }
 
+/*
+ * ---- framelink-host: liveness, resets, failed ioctls without effect (issue 8 items 2, 8,
+ * 13, 15, 17). One block; the cases that cut the link run only when FL_LINK_KNOB names the
+ * pci-epc-loop debugfs "link" file and the root keeps the function (tests/vm/62, j784s4).
+ */
+#include <time.h>
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A page the driver can read but not write back to. */
+static void *ro_page(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	return p;
+}
+
+static int reap_timeout0(struct fl_end *e, struct fl_completion *c, uint32_t *count)
+{
+	struct fl_reap r = { .ptr = (uintptr_t)c, .max = 1, .timeout_ms = 0 };
+	int ret = ioctl(e->fd, FL_IOC_REAP, &r) ? -errno : 0;
+
+	*count = r.count;
+	return ret;
+}
+
+/* Host -> endpoint frame from buffer 0, the endpoint slot reposted; the TX completion waits. */
+static void tx_pending(struct __test_metadata *_metadata, struct _test_data_fl *self)
+{
+	struct fl_frame f = { .buf = 0, .bytes = 256, .flags = FL_FRAME_EOF, .cookie = 77 };
+	struct pollfd p = { .fd = self->host.fd, .events = POLLIN };
+	struct fl_completion c;
+
+	ASSERT_EQ(0, fl_submit(&self->host, &f, 1, NULL));
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c, NULL, NULL));
+	ASSERT_EQ(0, fl_post(&self->ep, &c.buf, 1, NULL));
+	ASSERT_EQ(1, poll(&p, 1, FL_TIMEOUT_MS));
+}
+
+/* 15: a REAP whose fl_reap or completion array cannot be written consumes nothing. */
+TEST_F(fl, host_reap_fault_consumes_nothing)
+{
+	struct fl_completion c[2];
+	struct fl_reap *ro, r;
+	uint32_t n;
+
+	tx_pending(_metadata, self);
+	ro = ro_page();
+	ASSERT_NE(NULL, ro);
+	*ro = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 1, .timeout_ms = 0 };
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	ASSERT_EQ(-1, ioctl(self->host.fd, FL_IOC_REAP, ro));
+	ASSERT_EQ(EFAULT, errno);
+	/* completion array read-only */
+	r = (struct fl_reap){ .ptr = (uintptr_t)ro, .max = 1, .timeout_ms = 0 };
+	ASSERT_EQ(-1, ioctl(self->host.fd, FL_IOC_REAP, &r));
+	ASSERT_EQ(EFAULT, errno);
+	munmap(ro, 4096);
+	/* the completion is still there */
+	ASSERT_EQ(0, reap_timeout0(&self->host, c, &n));
+	ASSERT_EQ(1, n);
+	ASSERT_EQ(FL_Q_TX, c[0].queue);
+	ASSERT_EQ(77, c[0].cookie);
+	ASSERT_EQ(0, c[0].status);
+}
+
+/* 15: a SUBMIT or POST whose fl_batch cannot be written back fails with no effect. */
+TEST_F(fl, host_batch_fault_queues_nothing)
+{
+	struct fl_frame f = { .buf = 0, .bytes = 128, .flags = FL_FRAME_EOF, .cookie = 5 };
+	struct fl_completion c;
+	struct fl_batch *ro;
+	uint32_t idx = 0, n;
+
+	ro = ro_page();
+	ASSERT_NE(NULL, ro);
+	*ro = (struct fl_batch){ .ptr = (uintptr_t)&f, .count = 1 };
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	ASSERT_EQ(-1, ioctl(self->host.fd, FL_IOC_SUBMIT, ro));
+	ASSERT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ | PROT_WRITE));
+	*ro = (struct fl_batch){ .ptr = (uintptr_t)&idx, .count = 1 };
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	ASSERT_EQ(-1, ioctl(self->host.fd, FL_IOC_POST, ro));
+	ASSERT_EQ(EFAULT, errno);
+	munmap(ro, 4096);
+	/* nothing was queued: no completion, and buffer 0 is still the app's */
+	usleep(200000);
+	ASSERT_EQ(0, reap_timeout0(&self->host, &c, &n));
+	ASSERT_EQ(0, n);
+	round_trip(_metadata, self, 0, 128, 55);
+}
+
+/* 15: frame buffers are never executable. */
+TEST_F(fl, host_mmap_no_exec)
+{
+	size_t len = self->host.info.buf_size;
+	void *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_SHARED, self->host.fd, 0);
+	ASSERT_EQ(MAP_FAILED, p);
+	ASSERT_EQ(EPERM, errno);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, self->host.fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(-1, mprotect(p, len, PROT_READ | PROT_EXEC));
+	munmap(p, len);
+}
+
+/*
+ * 13: without an interrupt vector (framelink-host vectors=0) poll() still wakes: poll()
+ * sleeps first, the frame is submitted 300 ms later by a child through the same file.
+ */
+TEST_F(fl, host_poll_without_vector)
+{
+	struct fl_frame f = { .buf = 0, .bytes = 64, .flags = FL_FRAME_EOF };
+	struct pollfd p = { .fd = self->host.fd, .events = POLLIN };
+	struct fl_completion c;
+	uint64_t t0, woke;
+	pid_t pid;
+	int st;
+
+	if (self->host.info.notify != FL_NOTIFY_POLL)
+		SKIP(return, "host has an interrupt vector (load framelink-host vectors=0)");
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		usleep(300000);
+		_exit(fl_submit(&self->host, &f, 1, NULL) ? 1 : 0);
+	}
+	t0 = now_ms();
+	ASSERT_EQ(1, poll(&p, 1, FL_TIMEOUT_MS));
+	woke = now_ms() - t0;
+	TH_LOG("poll() woke %llu ms after it started (frame sent at 300 ms), no vector",
+	       (unsigned long long)woke);
+	ASSERT_TRUE(p.revents & POLLIN);
+	/* woken by the driver, not by the end of the 5 s timeout (a generous bound) */
+	EXPECT_LT(woke, 3000);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c, NULL, NULL));
+	ASSERT_EQ(0, fl_post(&self->ep, &c.buf, 1, NULL));
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c, NULL, NULL));
+	ASSERT_EQ(0, c.status);
+}
+
+static int link_set(const char *knob, const char *v)
+{
+	int fd = open(knob, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, v, strlen(v));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+static uint64_t host_resets(struct fl_end *e)
+{
+	struct fl_stats st;
+
+	if (ioctl(e->fd, FL_IOC_STATS, &st))
+		return ~0ULL;
+	return st.queue_resets;
+}
+
+/*
+ * 2, 13, 17: link down under a root without hot-plug with a frame outstanding (the endpoint
+ * app posted no slot, so it waits). The host must fail it with -ECANCELED on its own, REAP
+ * with timeout 0 must stay quick throughout the reset, poll() must report EPOLLERR while the
+ * link is down, SUBMIT -ENOLINK; after the link returns the queue runs again.
+ */
+TEST(host_link_flap_recovers)
+{
+	const char *knob = getenv("FL_LINK_KNOB");
+	struct fl_end h = { .fd = -1 }, ep = { .fd = -1 };
+	struct fl_frame f = { .buf = 0, .bytes = 512, .flags = FL_FRAME_EOF, .cookie = 9 };
+	struct pollfd p;
+	struct fl_completion c;
+	uint64_t t0, t, worst = 0, resets, got_at = 0;
+	uint32_t n, calls = 0;
+	int ret;
+
+	if (!knob)
+		SKIP(return, "FL_LINK_KNOB not set (needs a root that keeps the function)");
+	ASSERT_EQ(0, fl_open(&h, "FL_HOST_DEV", "/dev/framelink0"));
+	ASSERT_EQ(0, fl_open(&ep, "FL_EP_DEV", "/dev/framelink-ep0"));
+	resets = host_resets(&h);
+	ASSERT_EQ(0, fl_submit(&h, &f, 1, NULL));
+	usleep(100000);
+	ASSERT_EQ(0, link_set(knob, "down"));
+	/* REAP timeout 0 in a loop for 4 s: the reset runs meanwhile (2 s handshake bound) */
+	t0 = now_ms();
+	while (now_ms() - t0 < 4000) {
+		t = now_ms();
+		ret = reap_timeout0(&h, &c, &n);
+		t = now_ms() - t;
+		calls++;
+		if (t > worst)
+			worst = t;
+		if (!ret && n == 1 && !got_at) {
+			ASSERT_EQ(FL_Q_TX, c.queue);
+			ASSERT_EQ(-ECANCELED, c.status);
+			ASSERT_EQ(9, c.cookie);
+			got_at = now_ms() - t0;
+		}
+		usleep(2000);
+	}
+	TH_LOG("link down: frame failed after %llu ms; %u REAP(timeout 0) calls, slowest %llu ms",
+	       (unsigned long long)got_at, calls, (unsigned long long)worst);
+	EXPECT_NE(0, got_at);
+	/* generous: the stop handshake alone takes 2 s; a loaded 2-core VM stalls ~150 ms */
+	EXPECT_LT(worst, 500);
+	EXPECT_LT(resets, host_resets(&h));
+	p = (struct pollfd){ .fd = h.fd, .events = POLLIN };
+	EXPECT_EQ(1, poll(&p, 1, 1000));
+	EXPECT_TRUE(p.revents & POLLERR);
+	EXPECT_EQ(-ENOLINK, fl_submit(&h, &f, 1, NULL));
+	ASSERT_EQ(0, link_set(knob, "up"));
+	usleep(500000);
+	/* the endpoint app now takes the frame: SUBMIT waits for the reset, then works */
+	ASSERT_EQ(0, fl_post(&ep, &(uint32_t){ 0 }, 1, NULL));
+	ASSERT_EQ(0, fl_submit(&h, &f, 1, NULL));
+	ASSERT_EQ(0, fl_reap_one(&ep, FL_Q_RX, &c, NULL, NULL));
+	ASSERT_EQ(0, fl_reap_one(&h, FL_Q_TX, &c, NULL, NULL));
+	ASSERT_EQ(0, c.status);
+	fl_close(&ep);
+	fl_close(&h);
+}
+
+/*
+ * 8: the last close with a frame outstanding and the link down resets the queue; an open()
+ * of the same device meanwhile runs under the misc core's global lock (every misc open on
+ * the system waits for it), so it must not wait for that reset.
+ */
+TEST(host_open_not_blocked_by_reset)
+{
+	const char *knob = getenv("FL_LINK_KNOB");
+	const char *path = getenv("FL_HOST_DEV") ? getenv("FL_HOST_DEV") : "/dev/framelink0";
+	struct fl_frame f = { .buf = 0, .bytes = 512, .flags = FL_FRAME_EOF };
+	struct fl_end h = { .fd = -1 };
+	uint64_t t0, t_open, t_close;
+	int fd, pfd[2], st;
+	pid_t pid;
+	char x;
+
+	if (!knob)
+		SKIP(return, "FL_LINK_KNOB not set (needs a root that keeps the function)");
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		if (fl_open(&h, "FL_HOST_DEV", "/dev/framelink0") ||
+		    fl_submit(&h, &f, 1, NULL))
+			_exit(255);
+		if (write(pfd[1], "s", 1) != 1)
+			_exit(254);
+		usleep(300000);	/* the parent cuts the link meanwhile */
+		t0 = now_ms();
+		fl_close(&h);	/* the last close: resets the queue */
+		t0 = (now_ms() - t0) / 100;
+		_exit(t0 > 200 ? 200 : (int)t0);
+	}
+	ASSERT_EQ(1, read(pfd[0], &x, 1));
+	ASSERT_EQ(0, link_set(knob, "down"));
+	usleep(400000);	/* the child is in its last close now */
+	t0 = now_ms();
+	fd = open(path, O_RDWR);
+	t_open = now_ms() - t0;
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	if (fd >= 0)
+		close(fd);
+	t_close = WIFEXITED(st) ? WEXITSTATUS(st) * 100ULL : 99999;
+	ASSERT_EQ(0, link_set(knob, "up"));
+	TH_LOG("open() during the last close's reset: %llu ms; that close took ~%llu ms",
+	       (unsigned long long)t_open, (unsigned long long)t_close);
+	EXPECT_GE(fd, 0);
+	EXPECT_LT(t_open, 500);	/* before the fix: ~2000 (the whole handshake) */
+	usleep(1000000);	/* the queue comes back (retries every 200 ms) */
+}
+
+/*
+ * 14: a non-zero reserved word in fl_bar_status (a later minor ABI may use it) makes the
+ * host refuse the enable instead of ignoring it. FL_CORRUPT_KNOB names pci-epc-loop's
+ * debugfs corrupt_bar ("BAR OFFSET LENGTH", random bytes); run alone (-t), the endpoint
+ * function is rebound afterwards (tests/vm/62), which clears BAR0.
+ */
+TEST(host_refuses_reserved_status)
+{
+	const char *knob = getenv("FL_CORRUPT_KNOB");
+	struct fl_frame f = { .buf = 0, .bytes = 512, .flags = FL_FRAME_EOF };
+	struct fl_end h = { .fd = -1 }, ep = { .fd = -1 };
+	struct fl_stats st;
+	uint64_t perr;
+	char cmd[64];
+	int ret;
+
+	if (!knob)
+		SKIP(return, "FL_CORRUPT_KNOB not set");
+	ASSERT_EQ(0, fl_open(&ep, "FL_EP_DEV", "/dev/framelink-ep0"));
+	ASSERT_EQ(0, fl_open(&h, "FL_HOST_DEV", "/dev/framelink0"));
+	ASSERT_EQ(0, ioctl(h.fd, FL_IOC_STATS, &st));
+	perr = st.protocol_errors;
+	/* the endpoint app posted no slot: the frame stays outstanding */
+	ASSERT_EQ(0, fl_submit(&h, &f, 1, NULL));
+	snprintf(cmd, sizeof(cmd), "0 %u 4", (unsigned int)(FL_BAR_STATUS_OFFSET +
+		 offsetof(struct fl_bar_status, reserved)));
+	ASSERT_EQ(0, link_set(knob, cmd));
+	fl_close(&h);	/* the last close resets the queue: the enable sees the word */
+	ASSERT_EQ(0, fl_open(&h, "FL_HOST_DEV", "/dev/framelink0"));
+	ret = fl_submit(&h, &f, 1, NULL);
+	ASSERT_EQ(0, ioctl(h.fd, FL_IOC_STATS, &st));
+	TH_LOG("SUBMIT after the corruption: %d; protocol_errors %llu -> %llu", ret,
+	       (unsigned long long)perr, (unsigned long long)st.protocol_errors);
+	EXPECT_EQ(-EIO, ret);
+	EXPECT_LT(perr, st.protocol_errors);
+	fl_close(&h);
+	fl_close(&ep);
+}
+
 TEST_HARNESS_MAIN
