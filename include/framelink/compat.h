@@ -50,6 +50,14 @@ static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 }
 #endif
 
+/* ---- wt-ep (issue 8): vm_flags_clear() came with vm_flags_set() in 6.3 ---- */
+#ifndef FL_HAVE_VM_FLAGS_SET
+static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#endif
+
 /*
  * What a controller allows for one BAR: struct pci_epc_bar_desc since 6.9, bitmaps and an
  * array of fixed sizes before.
