@@ -134,10 +134,14 @@ t_check "reserved: unbind" down
 i=0
 while [ $i -lt 12 ]; do
 	t_check "mmap/unbind $i: endpoint up" ep_up
-	FL_UNBIND_RACE=1 framelink_test -t mmap_vs_unbind >/tmp/race.out 2>&1 &
+	rm -f /tmp/unbind.done
+	FL_UNBIND_RACE=1 FL_UNBIND_DONE=/tmp/unbind.done framelink_test -t mmap_vs_unbind \
+		>/tmp/race.out 2>&1 &
 	tp=$!
 	sleep 0.$((i * 7 % 10))
+	# the test probes its mappings only once the unbind (and its zap) has returned
 	t_check "mmap/unbind $i: unbind while mapping" down
+	touch /tmp/unbind.done
 	wait_bounded $tp 90
 	rc=$?
 	grep -E 'not ok|mappings|survived' /tmp/race.out | sed 's/^/# /'
