@@ -149,6 +149,55 @@ static inline int fl_rx_desc_parse(const struct fl_rx_desc *raw, struct fl_desc 
 	return 0;
 }
 
+/*
+ * ---- Reserved fields the endpoint reads (issue 8 item 14, endpoint side) ----
+ * Non-zero reserved words or bits from the host are a protocol error, so a later minor
+ * ABI can give them a meaning and rely on older endpoints refusing them. fl_tx_desc and
+ * fl_rx_desc have no reserved words; fl_tx_desc_parse() refuses unknown flag bits.
+ */
+
+/**
+ * fl_reserved_zero() - are all reserved words of a private copy zero?
+ * @words: the reserved array.
+ * @n: its number of words.
+ *
+ * Return: true when every word is zero.
+ */
+static inline bool fl_reserved_zero(const __le32 *words, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (words[i])
+			return false;
+	return true;
+}
+
+/**
+ * fl_ctrl_reserved_ok() - no reserved bit of ctrl and no reserved word set (at enable)
+ * @ctrl: a private copy of fl_bar_ctrl.
+ *
+ * Return: true when the host left every reserved bit and word zero.
+ */
+static inline bool fl_ctrl_reserved_ok(const struct fl_bar_ctrl *ctrl)
+{
+	return !(le32_to_cpu(ctrl->ctrl) & ~FL_CTRL_ENABLE) &&
+	       fl_reserved_zero(ctrl->reserved, ARRAY_SIZE(ctrl->reserved));
+}
+
+/**
+ * fl_doorbell_reserved_ok() - no reserved doorbell word set
+ * @db: a private copy of fl_bar_doorbell.
+ *
+ * Return: true when every reserved word is zero (irq_ack is not reserved).
+ */
+static inline bool fl_doorbell_reserved_ok(const struct fl_bar_doorbell *db)
+{
+	return fl_reserved_zero(db->reserved, ARRAY_SIZE(db->reserved));
+}
+
+/* ---- end of reserved-field checks ---- */
+
 /**
  * fl_ctrl_check() - validate the host's setup at enable (endpoint side)
  * @ctrl: a private copy of fl_bar_ctrl.
@@ -157,8 +206,8 @@ static inline int fl_rx_desc_parse(const struct fl_rx_desc *raw, struct fl_desc 
  * @rx_entries: rx ring size the endpoint published.
  *
  * Return: 0, or -EINVAL when the completion ring is too small, not a power of two,
- * misaligned or wraps, when the host accepted features never offered, or when the
- * interrupt type is unknown.
+ * misaligned or wraps, when the host accepted features never offered, when the
+ * interrupt type is unknown, or when a reserved bit or word is set.
  */
 static inline int fl_ctrl_check(const struct fl_bar_ctrl *ctrl, u64 offered,
 				u32 tx_entries, u32 rx_entries)
@@ -175,6 +224,8 @@ static inline int fl_ctrl_check(const struct fl_bar_ctrl *ctrl, u64 offered,
 	if (le64_to_cpu(ctrl->features) & ~offered)
 		return -EINVAL;
 	if (le32_to_cpu(ctrl->irq_type) > FL_IRQ_MSIX)
+		return -EINVAL;
+	if (!fl_ctrl_reserved_ok(ctrl))
 		return -EINVAL;
 	return 0;
 }

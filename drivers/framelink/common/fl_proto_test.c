@@ -195,6 +195,32 @@ static void fl_test_status_errno(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fl_status_errno(FL_ST_RESET), -ECANCELED);
 }
 
+/* ---- Reserved fields the endpoint reads (issue 8 item 14, wt-ep) ---- */
+static void fl_test_ctrl_reserved(struct kunit *test)
+{
+	struct fl_bar_ctrl c = fl_test_ctrl();
+	struct fl_bar_doorbell db = {};
+
+	KUNIT_EXPECT_TRUE(test, fl_ctrl_reserved_ok(&c));
+	c.reserved[55] = cpu_to_le32(1);
+	KUNIT_EXPECT_FALSE(test, fl_ctrl_reserved_ok(&c));
+	KUNIT_EXPECT_EQ(test, fl_ctrl_check(&c, FL_F_ALL, 64, 64), -EINVAL);
+	c = fl_test_ctrl();
+	c.ctrl = cpu_to_le32(FL_CTRL_ENABLE | BIT(31));
+	KUNIT_EXPECT_EQ(test, fl_ctrl_check(&c, FL_F_ALL, 64, 64), -EINVAL);
+
+	KUNIT_EXPECT_TRUE(test, fl_doorbell_reserved_ok(&db));
+	db.irq_ack = cpu_to_le32(7);	/* not reserved */
+	KUNIT_EXPECT_TRUE(test, fl_doorbell_reserved_ok(&db));
+	db.reserved[0] = cpu_to_le32(0x80000000);
+	KUNIT_EXPECT_FALSE(test, fl_doorbell_reserved_ok(&db));
+	db.reserved[0] = 0;
+	db.reserved[58] = cpu_to_le32(1);
+	KUNIT_EXPECT_FALSE(test, fl_doorbell_reserved_ok(&db));
+}
+
+/* ---- end of reserved-field tests ---- */
+
 static struct kunit_case fl_proto_cases[] = {
 	KUNIT_CASE(fl_test_ring_used_wraps),
 	KUNIT_CASE(fl_test_ring_prod_ok),
@@ -206,6 +232,7 @@ static struct kunit_case fl_proto_cases[] = {
 	KUNIT_CASE(fl_test_header_check),
 	KUNIT_CASE(fl_test_cqe_check),
 	KUNIT_CASE(fl_test_status_errno),
+	KUNIT_CASE(fl_test_ctrl_reserved),
 	{}
 };
 

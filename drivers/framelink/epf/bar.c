@@ -167,24 +167,86 @@ void fl_bar_clear(struct fl_ep *ep)
 	pci_epc_clear_bar(ep->epc, epf->func_no, epf->vfunc_no, &epf->bar[BAR_0]);
 }
 
+/* Write the status block from what the endpoint knows: error and generation first */
+static void fl_bar_write_status(struct fl_ep *ep)
+{
+	struct fl_bar_status *st = ep->status;
+
+	WRITE_ONCE(st->generation, cpu_to_le32(ep->st_generation));
+	WRITE_ONCE(st->error, cpu_to_le32(ep->st_error));
+	memset(st->reserved, 0, sizeof(st->reserved));
+	/* error and generation before the state the host waits for */
+	wmb();
+	WRITE_ONCE(st->state, cpu_to_le32(ep->state));
+}
+
 /**
  * fl_bar_set_state() - write the status block
  * @ep: the endpoint (engine context, or the engine is stopped).
  * @state: FL_STATE_*.
  * @error: FL_ERR_*.
+ *
+ * The generation counts from the endpoint's own copy, never from the BAR,
+ * which the host can write.
  */
 void fl_bar_set_state(struct fl_ep *ep, u32 state, u32 error)
 {
+	if (state == FL_STATE_READY)
+		ep->st_generation++;
+	ep->st_error = error;
+	ep->state = state;
+	fl_bar_write_status(ep);
+}
+
+/**
+ * fl_bar_heal_status() - rewrite the status block if the host altered it
+ * @ep: the endpoint (engine context, or the engine is stopped).
+ *
+ * The status block is BAR0 memory, so the host can write it, and the engine
+ * writes it only on a state change: one stray host write to @state while
+ * the endpoint idles in RESET would leave the host waiting for RESET for
+ * good. Called on every idle pass and at link up; a difference in any field
+ * is counted in status_repairs and logged (rate-limited).
+ *
+ * Return: true when the block was rewritten.
+ */
+bool fl_bar_heal_status(struct fl_ep *ep)
+{
 	struct fl_bar_status *st = ep->status;
 
-	if (state == FL_STATE_READY)
-		WRITE_ONCE(st->generation,
-			   cpu_to_le32(le32_to_cpu(READ_ONCE(st->generation)) + 1));
-	WRITE_ONCE(st->error, cpu_to_le32(error));
-	/* error and generation before the state the host waits for */
-	wmb();
-	WRITE_ONCE(st->state, cpu_to_le32(state));
-	ep->state = state;
+	if (le32_to_cpu(READ_ONCE(st->state)) == ep->state &&
+	    le32_to_cpu(READ_ONCE(st->error)) == ep->st_error &&
+	    le32_to_cpu(READ_ONCE(st->generation)) == ep->st_generation &&
+	    !memchr_inv(st->reserved, 0, sizeof(st->reserved)))
+		return false;
+	fl_stat_add(ep, FL_STAT_STATUS_REPAIRS, 1);
+	dev_warn_ratelimited(ep->dev, "BAR0 status altered by the host: rewritten (state %u)\n",
+			     ep->state);
+	fl_bar_write_status(ep);
+	return true;
+}
+
+/**
+ * fl_bar_check_doorbell() - refuse non-zero reserved doorbell words (idle passes)
+ * @ep: the endpoint (engine context).
+ *
+ * A later minor ABI may give these words a meaning; an endpoint that
+ * ignored them could not be told apart from one that obeys. Checked while
+ * READY on every idle pass (the busy path reads only the indices).
+ *
+ * Return: true after a protocol error stopped the queues.
+ */
+bool fl_bar_check_doorbell(struct fl_ep *ep)
+{
+	struct fl_bar_doorbell db;
+
+	if (ep->state != FL_STATE_READY)
+		return false;
+	memcpy(&db, ep->db, sizeof(db));
+	if (fl_doorbell_reserved_ok(&db))
+		return false;
+	fl_bar_proto_error(ep, FL_ERR_BAD_INDEX, "doorbell reserved field not zero");
+	return true;
 }
 
 /**

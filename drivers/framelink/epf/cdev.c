@@ -8,6 +8,14 @@
  * fl_info.mmap_offset. Batches stop at the first bad entry: @done is its
  * index and the entries before it were accepted.
  *
+ * A call that fails has had no effect (the host's rule too): what the call
+ * writes back (fl_batch.done, fl_reap.count, the completions) is proven
+ * writable or written before anything is queued or consumed, so -EFAULT
+ * never comes after a change. SUBMIT and POST write @done = 0 first;
+ * REAP copies each chunk of completions and the new count out before it
+ * takes them off the queue, so a fault later in a call returns the
+ * completions already counted, with success.
+ *
  * Lifetime: every open file holds a reference on struct fl_ep. Unbind
  * unregisters the device, zaps user mappings (later accesses get SIGBUS)
  * and frees the slots; files still open get -ENODEV until closed.
@@ -157,6 +165,9 @@ static int fl_ioc_batch(struct fl_ep *ep, void __user *arg, bool submit)
 		return -EFAULT;
 	if (b.flags || b.reserved || !b.count || b.count > FL_RING_MAX_ENTRIES)
 		return -EINVAL;
+	/* @done must be writable before anything is queued: fail with no effect */
+	if (put_user(0U, &ub->done))
+		return -EFAULT;
 
 	while (done < b.count && !ret) {
 		u32 n = min_t(u32, b.count - done, FL_BATCH_CHUNK), i;
@@ -191,8 +202,12 @@ static int fl_ioc_batch(struct fl_ep *ep, void __user *arg, bool submit)
 	}
 	if (done)
 		fl_engine_kick(ep);
+	/*
+	 * Proven writable above; if another thread unmapped it meanwhile, the
+	 * frames are queued all the same and the result must say so, not -EFAULT.
+	 */
 	if (put_user(done, &ub->done))
-		return -EFAULT;
+		dev_dbg_ratelimited(ep->dev, "batch: done no longer writable\n");
 	return ret;
 }
 
@@ -233,18 +248,21 @@ static int fl_ioc_reap(struct fl_ep *ep, void __user *arg)
 			return left;
 	}
 
+	/* count must be writable before anything is consumed: fail with no effect */
+	if (put_user(0U, &ur->count))
+		return -EFAULT;
 	mutex_lock(&ep->reap_lock);
 	while (count < r.max) {
 		u32 n = fl_q_peek_completions(ep, c, min_t(u32, r.max - count, FL_REAP_CHUNK));
 
 		if (!n)
 			break;
+		/* Entries and the new count out first; only then off the queue */
 		if (copy_to_user(u64_to_user_ptr(r.ptr) + count * sizeof(*c), c,
-				 n * sizeof(*c))) {
+				 n * sizeof(*c)) || put_user(count + n, &ur->count)) {
 			ret = -EFAULT;
 			break;
 		}
-		/* Only completions the app has are taken off the queue */
 		fl_q_drop_completions(ep, n);
 		count += n;
 	}
@@ -258,8 +276,7 @@ static int fl_ioc_reap(struct fl_ep *ep, void __user *arg)
 			ret = -ENOLINK;
 		spin_unlock(&ep->q_lock);
 	}
-	if (put_user(count, &ur->count))
-		return -EFAULT;
+	/* count is already in user memory: completions taken are reported, not lost */
 	return count ? 0 : ret;
 }
 
@@ -347,6 +364,7 @@ int fl_cdev_register(struct fl_ep *ep)
 {
 	int ret;
 
+	INIT_LIST_HEAD(&ep->vmas);
 	ret = ida_alloc(&fl_ep_ida, GFP_KERNEL);
 	if (ret < 0)
 		return ret;
@@ -383,6 +401,10 @@ void fl_cdev_unregister(struct fl_ep *ep)
 	spin_lock(&ep->q_lock);
 	ep->dead = true;
 	spin_unlock(&ep->q_lock);
+	mutex_unlock(&ep->files_lock);
+	/* An mmap() that passed the dead check links its VMA before this returns */
+	fl_slots_sync_mmaps(ep);
+	mutex_lock(&ep->files_lock);
 	list_for_each_entry(f, &ep->files, node)
 		unmap_mapping_range(f->file->f_mapping, 0, 0, 1);
 	mutex_unlock(&ep->files_lock);

@@ -128,6 +128,7 @@ struct fl_slot {
  * @flags: FL_FRAME_*.
  * @cookie: the app's cookie.
  * @ts_submit: CLOCK_MONOTONIC ns of the SUBMIT.
+ * @pos: free-running queue index, set by fl_q_peek_sub() for fl_q_pop_sub().
  */
 struct fl_sub {
 	u32 slot;
@@ -135,6 +136,7 @@ struct fl_sub {
 	u32 flags;
 	u64 cookie;
 	u64 ts_submit;
+	u32 pos;
 };
 
 struct fl_xfer;
@@ -273,8 +275,8 @@ struct fl_notify_src {
  *	window); held around EPC calls, so never taken under misc_mtx or mmap_lock.
  * @hw_ready: epc_init done (BAR set, channels and window held).
  * @engine: the engine thread while the link is up.
- * @files_lock: protects @files and @dead (written under @q_lock too); open and
- *	mmap take it to see @dead, unbind to zap mappings.
+ * @files_lock: protects @files, @vmas and @dead (written under @q_lock too);
+ *	open and mmap take it to see @dead, unbind to zap mappings.
  * @dead: unbound: no new work, mappings zapped, slots freed.
  * @files: open files (to zap their mappings at unbind).
  * @notify: the RC -> EP notification source.
@@ -324,6 +326,10 @@ struct fl_notify_src {
  * @app_wq: REAP and poll() wait here.
  * @reap_lock: serializes REAP (completions leave the queue once copied out).
  * @stats: FL_IOC_STATS counters.
+ *
+ * @vmas: mappings of the slots (struct fl_vma, slots.c), under @files_lock.
+ * @st_error: fl_bar_status.error as last written (engine private).
+ * @st_generation: fl_bar_status.generation as last written (engine private).
  */
 struct fl_ep {
 	struct kref ref;
@@ -359,7 +365,7 @@ struct fl_ep {
 	struct mutex life_lock; /* protects hw_ready, engine, hardware set-up */
 	bool hw_ready;
 	struct task_struct *engine;
-	struct mutex files_lock; /* protects files, dead */
+	struct mutex files_lock; /* protects files, vmas, dead */
 	bool dead;
 	struct list_head files;
 	const struct fl_notify_src *notify;
@@ -408,6 +414,11 @@ struct fl_ep {
 	wait_queue_head_t app_wq;
 	struct mutex reap_lock; /* serializes REAP */
 	struct fl_ep_stats stats;
+
+	/* Endpoint hardening (issue 8: mappings vs unbind, self-healing status) */
+	struct list_head vmas;
+	u32 st_error;
+	u32 st_generation;
 };
 
 static inline void fl_stat_add(struct fl_ep *ep, int i, u64 v)
@@ -435,15 +446,18 @@ void fl_bar_clear(struct fl_ep *ep);
 void fl_bar_set_state(struct fl_ep *ep, u32 state, u32 error);
 void fl_bar_write_header(struct fl_ep *ep);
 void fl_bar_proto_error(struct fl_ep *ep, u32 error, const char *what);
+bool fl_bar_heal_status(struct fl_ep *ep);
+bool fl_bar_check_doorbell(struct fl_ep *ep);
 
 /* slots.c */
 int fl_slots_alloc(struct fl_ep *ep);
 void fl_slots_free(struct fl_ep *ep);
 void fl_slots_free_meta(struct fl_ep *ep);
 int fl_slots_mmap(struct fl_ep *ep, struct vm_area_struct *vma);
+void fl_slots_sync_mmaps(struct fl_ep *ep);
 u32 fl_q_take_posted(struct fl_ep *ep, u64 *ts_post);
 bool fl_q_peek_sub(struct fl_ep *ep, struct fl_sub *sub);
-void fl_q_pop_sub(struct fl_ep *ep);
+bool fl_q_pop_sub(struct fl_ep *ep, const struct fl_sub *sub);
 void fl_q_complete(struct fl_ep *ep, const struct fl_xfer *x, u32 queue, int status);
 void fl_q_cancel_submitted(struct fl_ep *ep);
 void fl_q_release_all(struct fl_ep *ep);

@@ -52,6 +52,15 @@ static const struct fl_notify_src fl_notify_poll = {
 	.wait = fl_poll_wait,
 };
 
+/*
+ * An idle pass also looks at what the busy path does not: the status block
+ * the host may have overwritten (heal it) and reserved doorbell words.
+ */
+static bool fl_engine_idle_checks(struct fl_ep *ep)
+{
+	return fl_bar_check_doorbell(ep) | fl_bar_heal_status(ep);
+}
+
 static int fl_engine_fn(void *data)
 {
 	struct fl_ep *ep = data;
@@ -61,6 +70,8 @@ static int fl_engine_fn(void *data)
 
 		atomic_set(&ep->kick, 0);
 		work = fl_ring_pass(ep);
+		if (!work)
+			work = fl_engine_idle_checks(ep);
 		fl_stat_add(ep, FL_STAT_POLLS, 1);
 		ep->notify->wait(ep, !work);
 	}
@@ -83,6 +94,8 @@ int fl_engine_start(struct fl_ep *ep)
 		goto out_unlock;
 	ep->notify = &fl_notify_poll;
 	ep->poll_us = 0;
+	/* The host may have written the status block while the link was down */
+	fl_bar_heal_status(ep);
 	t = kthread_create(fl_engine_fn, ep, "fl-ep%d", ep->id);
 	if (IS_ERR(t)) {
 		ret = PTR_ERR(t);

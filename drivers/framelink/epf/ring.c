@@ -172,7 +172,8 @@ static bool fl_ring_rx(struct fl_ep *ep)
 			continue;
 		}
 
-		fl_q_pop_sub(ep);
+		if (!fl_q_pop_sub(ep, &sub))
+			break;	/* the queue changed under the peek (close/reopen): look again */
 		x->slot = sub.slot;
 		x->bytes = sub.bytes;
 		x->flags = sub.flags;

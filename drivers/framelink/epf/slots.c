@@ -19,6 +19,7 @@
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "epf.h"
@@ -115,11 +116,71 @@ void fl_slots_free_meta(struct fl_ep *ep)
 	ep->slot = NULL;
 }
 
+/**
+ * struct fl_vma - one mmap() of the slots, shared by the VMAs split from it
+ * @ep: the endpoint (alive: the VMA holds the file, the file holds @ep).
+ * @node: in fl_ep.vmas until unbind has synchronized with it.
+ * @mm: the address space it was made in (grabbed), to wait for its mmap() to finish.
+ * @users: VMAs using it, plus one while unbind holds it; under fl_ep.files_lock.
+ */
+struct fl_vma {
+	struct fl_ep *ep;
+	struct list_head node;
+	struct mm_struct *mm;
+	int users;
+};
+
+static void fl_vma_put_locked(struct fl_ep *ep, struct fl_vma *v, struct list_head *dead)
+{
+	lockdep_assert_held(&ep->files_lock);
+	if (--v->users)
+		return;
+	list_move(&v->node, dead);
+}
+
+/* Free what fl_vma_put_locked() collected, outside files_lock (mmdrop() may be heavy) */
+static void fl_vma_free_list(struct list_head *dead)
+{
+	struct fl_vma *v, *tmp;
+
+	list_for_each_entry_safe(v, tmp, dead, node) {
+		list_del(&v->node);
+		mmdrop(v->mm);
+		kfree(v);
+	}
+}
+
+/* A VMA split or moved from one of ours (fork does not copy: VM_DONTCOPY) */
+static void fl_slots_vm_open(struct vm_area_struct *vma)
+{
+	struct fl_vma *v = vma->vm_private_data;
+	struct fl_ep *ep = v->ep;
+
+	mutex_lock(&ep->files_lock);
+	v->users++;
+	mutex_unlock(&ep->files_lock);
+}
+
+static void fl_slots_vm_close(struct vm_area_struct *vma)
+{
+	struct fl_vma *v = vma->vm_private_data;
+	struct fl_ep *ep = v->ep;
+	LIST_HEAD(dead);
+
+	mutex_lock(&ep->files_lock);
+	fl_vma_put_locked(ep, v, &dead);
+	mutex_unlock(&ep->files_lock);
+	fl_vma_free_list(&dead);
+}
+
 /*
  * User mappings are PFN maps without a fault handler: once zapped at unbind,
- * an access gets SIGBUS instead of reaching freed memory.
+ * an access gets SIGBUS instead of reaching freed memory. open/close only
+ * track which address spaces hold a mapping (fl_slots_sync_mmaps()).
  */
 static const struct vm_operations_struct fl_slots_vm_ops = {
+	.open = fl_slots_vm_open,
+	.close = fl_slots_vm_close,
 };
 
 /**
@@ -127,23 +188,88 @@ static const struct vm_operations_struct fl_slots_vm_ops = {
  * @ep: the endpoint (caller holds files_lock and checked it is alive).
  * @vma: the mapping (MAP_SHARED); offset 0 is slot 0, slot i at i * slot_size.
  *
- * Return: 0, or -EINVAL for a range outside the slots or a private mapping.
+ * The DMA API chooses the page attributes, the same way it chose them for its
+ * own mapping of the allocation: cacheable for a dma-coherent controller (the
+ * Orin's), non-cacheable otherwise. Slots hold data only: no PROT_EXEC, now or
+ * by a later mprotect().
+ *
+ * Return: 0, -EINVAL for a range outside the slots or a private mapping,
+ * -EPERM for an executable one, -ENOMEM.
  */
 int fl_slots_mmap(struct fl_ep *ep, struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	struct fl_vma *v;
+	int ret;
 
+	lockdep_assert_held(&ep->files_lock);
 	if (off >= ep->slots_bytes || len > ep->slots_bytes - off)
 		return -EINVAL;
 	/* A private (copy-on-write) mapping would write to copies, not to the slots */
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	vm_flags_clear(vma, VM_MAYEXEC);
 	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
-	/* The kernel maps the pool write-combined: same attributes for the app */
-	vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+	ret = dma_mmap_coherent(ep->dma_dev, vma, ep->slots_va, ep->slots_dma, ep->slots_bytes);
+	if (ret) {
+		kfree(v);
+		return ret;
+	}
+	/* Known before mmap() links the VMA, so unbind can wait for that (sync_mmaps) */
+	v->ep = ep;
+	v->mm = vma->vm_mm;
+	mmgrab(v->mm);
+	v->users = 1;
+	list_add(&v->node, &ep->vmas);
+	vma->vm_private_data = v;
 	vma->vm_ops = &fl_slots_vm_ops;
-	return dma_mmap_coherent(ep->dma_dev, vma, ep->slots_va, ep->slots_dma, ep->slots_bytes);
+	return 0;
+}
+
+/**
+ * fl_slots_sync_mmaps() - wait until every mmap() of the slots has linked its VMA (unbind)
+ * @ep: the endpoint, already marked dead (no new mapping); files_lock not held.
+ *
+ * ->mmap() runs before mmap() links the VMA into the file's mappings, so an
+ * unmap_mapping_range() in between misses it and the slots would be freed
+ * while still mapped. Every mapping made is listed with its address space;
+ * taking that mmap_lock once waits for the mmap() call that holds it for
+ * writing. Afterwards unmap_mapping_range() reaches every mapping. The lock
+ * order is mmap_lock -> files_lock (->mmap, ->close), so files_lock is
+ * dropped around the waits; the listed entries are held meanwhile.
+ */
+void fl_slots_sync_mmaps(struct fl_ep *ep)
+{
+	struct fl_vma *v;
+	LIST_HEAD(dead);
+
+	mutex_lock(&ep->files_lock);
+	/* dead: no entry is added; held: none is removed while files_lock is dropped */
+	list_for_each_entry(v, &ep->vmas, node)
+		v->users++;
+	mutex_unlock(&ep->files_lock);
+
+	list_for_each_entry(v, &ep->vmas, node) {
+		mmap_read_lock(v->mm);
+		mmap_read_unlock(v->mm);
+	}
+
+	mutex_lock(&ep->files_lock);
+	while (!list_empty(&ep->vmas)) {
+		v = list_first_entry(&ep->vmas, struct fl_vma, node);
+		list_del_init(&v->node);
+		if (--v->users)
+			continue;
+		list_add(&v->node, &dead);
+	}
+	mutex_unlock(&ep->files_lock);
+	fl_vma_free_list(&dead);
 }
 
 /**
@@ -179,17 +305,17 @@ int fl_q_post(struct fl_ep *ep, u32 idx)
  * @ep: the endpoint.
  * @f: the frame, copied from user space.
  *
- * Return: 0, -EINVAL for a bad index, flags or reserved field, -EMSGSIZE
- * for a size of 0 or above the slot size, -EBUSY when the app does not own
- * the slot, -ENOLINK while the link is down, -ENODEV after unbind.
+ * Return: 0, -EINVAL for a bad index, flags or reserved field or a size of 0
+ * (as the host), -EMSGSIZE above the slot size, -EBUSY when the app does not
+ * own the slot, -ENOLINK while the link is down, -ENODEV after unbind.
  */
 int fl_q_submit(struct fl_ep *ep, const struct fl_frame *f)
 {
 	int ret = 0;
 
-	if (f->buf >= ep->nslots || f->reserved || (f->flags & ~FL_FRAME_FLAGS))
+	if (f->buf >= ep->nslots || f->reserved || (f->flags & ~FL_FRAME_FLAGS) || !f->bytes)
 		return -EINVAL;
-	if (!f->bytes || f->bytes > ep->slot_size)
+	if (f->bytes > ep->slot_size)
 		return -EMSGSIZE;
 	spin_lock(&ep->q_lock);
 	if (ep->dead) {
@@ -235,7 +361,7 @@ u32 fl_q_take_posted(struct fl_ep *ep, u64 *ts_post)
 /**
  * fl_q_peek_sub() - the next frame the app submitted, left in the queue
  * @ep: the endpoint.
- * @sub: out: the frame.
+ * @sub: out: the frame, and in @sub->pos its place in the queue for fl_q_pop_sub().
  *
  * Return: false when nothing is submitted.
  */
@@ -246,6 +372,7 @@ bool fl_q_peek_sub(struct fl_ep *ep, struct fl_sub *sub)
 	spin_lock(&ep->q_lock);
 	if (fl_fifo_len(&ep->sub_fifo)) {
 		*sub = ep->subq[ep->sub_fifo.head & ep->sub_fifo.mask];
+		sub->pos = ep->sub_fifo.head;
 		ret = true;
 	}
 	spin_unlock(&ep->q_lock);
@@ -255,16 +382,29 @@ bool fl_q_peek_sub(struct fl_ep *ep, struct fl_sub *sub)
 /**
  * fl_q_pop_sub() - the engine takes the frame fl_q_peek_sub() returned
  * @ep: the endpoint.
+ * @sub: what fl_q_peek_sub() returned.
+ *
+ * The queue may have changed since the peek: the last close gives queued
+ * frames back to the app (fl_q_release_all()) and a reopened file may submit
+ * other slots. The head index is free-running, so the frame is still the one
+ * peeked exactly when the head has not moved; otherwise nothing is taken and
+ * the engine must not send @sub.
+ *
+ * Return: true when @sub was taken (its slot is now %FL_SLOT_TX).
  */
-void fl_q_pop_sub(struct fl_ep *ep)
+bool fl_q_pop_sub(struct fl_ep *ep, const struct fl_sub *sub)
 {
+	bool ret = false;
+
 	spin_lock(&ep->q_lock);
-	if (fl_fifo_len(&ep->sub_fifo)) {
+	if (fl_fifo_len(&ep->sub_fifo) && ep->sub_fifo.head == sub->pos) {
 		struct fl_sub *s = &ep->subq[ep->sub_fifo.head++ & ep->sub_fifo.mask];
 
 		ep->slot[s->slot].state = FL_SLOT_TX;
+		ret = true;
 	}
 	spin_unlock(&ep->q_lock);
+	return ret;
 }
 
 /* Queue a completion for the app, or give the slot back if nobody listens */

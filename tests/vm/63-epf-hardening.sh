@@ -1,0 +1,155 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# framelink-epf hardening (issue 8, endpoint side), on pci-epc-loop profile generic:
+#  16: the BAR0 status block heals itself: a hostile host write to fl_bar_status.state while
+#      the endpoint idles in RESET (before the host driver binds, and across a link down/up)
+#      no longer wedges the pair; status_repairs counts the rewrites;
+#  14: non-zero reserved fields the endpoint reads (fl_bar_doorbell.reserved while READY,
+#      fl_bar_ctrl.reserved at enable) are refused with a protocol error and a log line;
+#  15, 11, 5: the kselftest's ephard cases (failed ioctls have no effect, PROT_EXEC refused,
+#      close/reopen racing the engine keeps slot ownership);
+#  10: mmap() racing unbind, in a loop: every mapping mmap() returned faults afterwards.
+. /tests/lib.sh
+. /tests/epc-loop-lib.sh
+
+FN=$EP/functions/framelink_epf/fl0
+EPDEV=/dev/framelink-ep0
+HDEV=/dev/framelink0
+ST_STATE=0x200		# FL_BAR_STATUS_OFFSET + offsetof(state)
+DB_RESERVED=0x314	# FL_BAR_DOORBELL_OFFSET + offsetof(reserved)
+CTRL_RESERVED=0x120	# FL_BAR_CTRL_OFFSET + offsetof(reserved)
+
+if [ ! -f /modules/framelink-host.ko ] || [ ! -f /modules/framelink-epf.ko ]; then
+	t_skip "epf hardening" "framelink modules not built"
+	exit 0
+fi
+
+# ep_stat NAME: one FL_IOC_STATS counter of the endpoint (empty when unreadable)
+ep_stat() { framelink stats -d $EPDEV | awk -v k="$1:" '$1 == k { print $2 }'; }
+# stat_gt NAME VALUE: the counter is readable and above VALUE
+stat_gt() { v=$(ep_stat "$1"); [ -n "$v" ] && [ -n "$2" ] && [ "$v" -gt "$2" ]; }
+
+fn_create() {
+	mkdir $FN || return 1
+	wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
+	a=$(echo $FN/framelink_epf.*)
+	echo 8 >$a/slots && echo 1048576 >$a/slot_size && echo 2 >$a/dma_channels &&
+		echo 8 >$FN/msi_interrupts && echo 8 >$FN/msix_interrupts
+}
+
+ep_up() {
+	[ -e $EP/controllers/$EPC/fl0 ] || ln -s $FN $EP/controllers/$EPC/ || return 1
+	echo 1 >$EP/controllers/$EPC/start || return 1
+	wait_for 100 test -c $EPDEV
+}
+
+down() {
+	echo 0 >$EP/controllers/$EPC/start
+	rm -f $EP/controllers/$EPC/fl0
+	wait_for 50 sh -c "! test -e $EPDEV"
+}
+
+host_load() { [ -d /sys/module/framelink_host ] || t_insmod framelink-host nbufs=8 buf_size=1048576; }
+host_unload() { [ ! -d /sys/module/framelink_host ] || rmmod framelink_host; }
+
+# bench_echo TAG: frames both ways through the endpoint's echo
+bench_echo() {
+	framelink echo -d $EPDEV -t 20000 >/tmp/echo.out 2>&1 &
+	epid=$!
+	sleep 0.3
+	out=$(timeout 120 framelink bench -d $HDEV -p $EPDEV -s 4K,1M -n 8 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	kill -INT $epid 2>/dev/null
+	wait $epid
+	if [ $rc -eq 0 ]; then t_ok "$1"; else t_fail "$1" "bench exit $rc"; fi
+}
+
+t_check "load pci-epc-loop" t_insmod pci-epc-loop profile=generic
+t_check "load framelink-epf" t_insmod framelink-epf
+t_check "controller" wait_for 50 test -d $EP/controllers/$EPC
+
+# --- 16: a stray host write to state while the endpoint idles in RESET ----------------------
+t_check "status: function" fn_create
+t_check "status: endpoint up, no host driver yet" ep_up
+sleep 0.5
+t_check "status: corrupt fl_bar_status.state (endpoint idle in RESET)" \
+	sh -c "echo '0 $ST_STATE 4' >$LOOPDBG/corrupt_bar"
+host_load
+t_check "status: host device appears within 15 s" wait_for 150 test -c $HDEV
+r=$(ep_stat status_repairs)
+echo "# status_repairs=$r"
+t_check "status: status_repairs counted" stat_gt status_repairs 0
+bench_echo "status: bench after the repair"
+
+# Idle in RESET across a link down/up (the host driver goes away with the link): corrupt
+# while down, the endpoint re-asserts its state at link up, the host enables again.
+t_check "status: host unbinds" host_unload
+t_check "status: link down" sh -c "echo down >$LOOPDBG/link"
+t_check "status: corrupt state while the link is down" \
+	sh -c "echo '0 $ST_STATE 4' >$LOOPDBG/corrupt_bar"
+t_check "status: link up" sh -c "echo up >$LOOPDBG/link"
+host_load
+t_check "status: host device after link up within 15 s" wait_for 150 test -c $HDEV
+r2=$(ep_stat status_repairs)
+echo "# status_repairs=$r2"
+t_check "status: second repair counted" stat_gt status_repairs "${r:-0}"
+bench_echo "status: bench after link up"
+
+# --- kselftest cases of the endpoint (15, 11, 5) -------------------------------------------
+# 5: the DMA API maps a dma-coherent controller's memory cacheable for user space
+# (kernel/dma/mapping.c dma_pgprot()); the loop's node is dma-coherent (dts/qemu-virt.dtso).
+t_check "attr: load fl-pgattr" t_insmod fl-pgattr
+if [ -e /proc/device-tree/pci-epc-loop/dma-coherent ]; then
+	export FL_EXPECT_ATTR=normal
+else
+	export FL_EXPECT_ATTR=normal-nc
+fi
+t_run_tap ephard framelink_test -f ephard
+unset FL_EXPECT_ATTR
+rmmod fl_pgattr
+
+# --- 14: reserved fields ---------------------------------------------------------------------
+p0=$(ep_stat protocol_errors)
+t_check "reserved: corrupt fl_bar_doorbell.reserved while READY" \
+	sh -c "echo '0 $DB_RESERVED 4' >$LOOPDBG/corrupt_bar"
+t_check "reserved: protocol error counted" wait_for 50 stat_gt protocol_errors "$p0"
+t_check "reserved: logged (rate-limited)" sh -c "dmesg | grep -q 'reserved field'"
+t_check "reserved: host unbinds" host_unload
+t_check "reserved: unbind" down
+t_check "reserved: remove function" rmdir $FN
+
+# A fresh function: the host's control block carries garbage in reserved at enable
+t_check "reserved: function again" fn_create
+t_check "reserved: endpoint up" ep_up
+p0=$(ep_stat protocol_errors)
+t_check "reserved: corrupt fl_bar_ctrl.reserved before enable" \
+	sh -c "echo '0 $CTRL_RESERVED 4' >$LOOPDBG/corrupt_bar"
+host_load
+t_check "reserved: enable refused, protocol error counted" wait_for 100 stat_gt protocol_errors "$p0"
+t_check "reserved: host unbinds" host_unload
+t_check "reserved: unbind" down
+
+# --- 10: mmap() racing unbind, in a loop ----------------------------------------------------
+i=0
+while [ $i -lt 12 ]; do
+	t_check "mmap/unbind $i: endpoint up" ep_up
+	rm -f /tmp/unbind.done
+	FL_UNBIND_RACE=1 FL_UNBIND_DONE=/tmp/unbind.done framelink_test -t mmap_vs_unbind \
+		>/tmp/race.out 2>&1 &
+	tp=$!
+	sleep 0.$((i * 7 % 10))
+	# the test probes its mappings only once the unbind (and its zap) has returned
+	t_check "mmap/unbind $i: unbind while mapping" down
+	touch /tmp/unbind.done
+	wait_bounded $tp 90
+	rc=$?
+	grep -E 'not ok|mappings|survived' /tmp/race.out | sed 's/^/# /'
+	if [ $rc -eq 0 ]; then t_ok "mmap/unbind $i: no mapping survives unbind"; else
+		t_fail "mmap/unbind $i: no mapping survives unbind" "exit $rc"; fi
+	i=$((i + 1))
+done
+
+t_check "remove function" rmdir $FN
+t_check "unload pci-epc-loop" rmmod pci_epc_loop
+t_check "unload framelink-epf" rmmod framelink_epf
