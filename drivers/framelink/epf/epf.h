@@ -97,6 +97,7 @@ struct fl_ep;
  * @cfg_lock: protects @cfg and @ep against configfs stores racing bind/unbind.
  * @cfg: attribute values.
  * @ep: the running instance between bind and unbind.
+ * @events: controller events on kernels before 6.4 (compat.h).
  */
 struct fl_epf {
 	struct pci_epf *epf;
@@ -105,6 +106,7 @@ struct fl_epf {
 	struct mutex cfg_lock; /* protects cfg and ep */
 	struct fl_ep_cfg cfg;
 	struct fl_ep *ep;
+	struct fl_epf_events events;
 };
 
 /* Who owns a frame slot; exactly one at a time */

@@ -161,7 +161,7 @@ static int fl_epf_bind(struct pci_epf *epf)
 	dev_info(&epf->dev, "/dev/%s: %u slots of %u bytes, rings of %u\n",
 		 ep->name, ep->nslots, ep->slot_size, ep->entries);
 	/* Kernels before 6.4 deliver controller events through a notifier (compat.h) */
-	ret = fl_epf_events_bind(epf, ep->features);
+	ret = fl_epf_events_bind(&fepf->events, epf, ep->features);
 	if (ret) {
 		dev_err(&epf->dev, "cannot take controller events: %d\n", ret);
 		fl_epf_unbind(epf);
@@ -184,6 +184,7 @@ static void fl_epf_unbind(struct pci_epf *epf)
 
 	if (!ep)
 		return;
+	fl_epf_events_unbind(&fepf->events, epf);
 	fl_epf_hw_release(ep);
 	/* No new opens; files still open see dead and get -ENODEV */
 	fl_cdev_unregister(ep);
