@@ -67,7 +67,8 @@ enum fl_ep_irq_mode {
  * @dma_channels: DMA channels per direction, 0 = CPU copies only.
  * @crossover: endpoint -> host frames below this many bytes are written by the CPU.
  * @rd_crossover: host -> endpoint frames below this many bytes are read by the CPU
- *	(much smaller: a CPU read of host memory costs a PCIe round trip per load).
+ *	(should be much smaller: a CPU read of host memory costs a PCIe round trip
+ *	per load).
  * @cpu_pass_bytes: most bytes the CPU copies per engine pass; a reset or link down
  *	is noticed between such chunks.
  * @poll_min_us: first idle polling interval.
