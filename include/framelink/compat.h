@@ -108,14 +108,35 @@ static inline void *fl_epf_alloc_space(struct pci_epf *epf, size_t size, enum pc
 
 /*
  * Endpoint events: struct pci_epc_event_ops in the EPF since 6.4 (deinit and link down
- * since 6.11), an atomic notifier with CORE_INIT and LINK_UP before. On the notifier, the
- * driver's ops run from the notifier call as pci-epf-test's do on those kernels, and a
- * controller without core_init_notifier (linkup_notifier) gets epc_init (link_up) at bind.
+ * since 6.11), an atomic notifier with CORE_INIT and LINK_UP before (5.10, 5.15, 6.1).
+ *
+ * The notifier is atomic: pci_epc_linkup() and pci_epc_init_notify() call it with
+ * atomic_notifier_call_chain(), i.e. under rcu_read_lock() and possibly from the
+ * controller's interrupt handler, while the driver's ops sleep (mutexes, EPC calls,
+ * kthread_create()). So the notifier only records the event and queues a work item that
+ * runs the op in process context; fl_epf_events_unbind() unregisters the notifier (the
+ * chain's unregister waits for callers in flight) and then cancels the work, so nothing
+ * refers to the function after unbind. A controller without core_init_notifier
+ * (linkup_notifier) gets epc_init (link_up) at bind, from the bind context.
+ * On >= 6.4 the EPC core calls the ops itself (with epf->lock held): nothing to do here.
  */
 #ifdef FL_HAVE_EPC_EVENT_OPS
-static inline int fl_epf_events_bind(struct pci_epf *epf, const struct pci_epc_features *f)
+/**
+ * struct fl_epf_events - per-function state of the pre-6.4 event notifier (none here)
+ * @unused: keeps the struct non-empty.
+ */
+struct fl_epf_events {
+	int unused;
+};
+
+static inline int fl_epf_events_bind(struct fl_epf_events *ev, struct pci_epf *epf,
+				     const struct pci_epc_features *f)
 {
 	return 0;
+}
+
+static inline void fl_epf_events_unbind(struct fl_epf_events *ev, struct pci_epf *epf)
+{
 }
 
 static inline void fl_epf_events_set(struct pci_epf *epf, const struct pci_epc_event_ops *ops)
@@ -123,11 +144,34 @@ static inline void fl_epf_events_set(struct pci_epf *epf, const struct pci_epc_e
 	epf->event_ops = ops;
 }
 #else
+#include <linux/bitops.h>
+#include <linux/workqueue.h>
+
 struct pci_epc_event_ops {
 	int (*epc_init)(struct pci_epf *epf);
 	void (*epc_deinit)(struct pci_epf *epf);
 	int (*link_up)(struct pci_epf *epf);
 	int (*link_down)(struct pci_epf *epf);
+};
+
+/* Bits of fl_epf_events.pending */
+#define FL_EV_CORE_INIT		0
+#define FL_EV_LINK_UP		1
+
+/**
+ * struct fl_epf_events - per-function state of the pre-6.4 event notifier
+ * @nb: registered on the controller's atomic notifier chain.
+ * @work: runs the driver's ops for the events recorded in @pending.
+ * @epf: the function.
+ * @pending: FL_EV_* bits set by the notifier, cleared by @work (atomic bitops).
+ * @registered: @nb is on the chain (bind to unbind).
+ */
+struct fl_epf_events {
+	struct notifier_block nb;
+	struct work_struct work;
+	struct pci_epf *epf;
+	unsigned long pending;
+	bool registered;
 };
 
 /* One EPF driver per module: the ops of that driver (set and used in one file). */
@@ -138,31 +182,62 @@ static inline void fl_epf_events_set(struct pci_epf *epf, const struct pci_epc_e
 	fl_compat_event_ops = ops;
 }
 
+/* Process context: the ops may sleep. CORE_INIT before LINK_UP, as the controller sends. */
+static inline void fl_compat_events_work(struct work_struct *work)
+{
+	struct fl_epf_events *ev = container_of(work, struct fl_epf_events, work);
+
+	if (test_and_clear_bit(FL_EV_CORE_INIT, &ev->pending) && fl_compat_event_ops->epc_init)
+		fl_compat_event_ops->epc_init(ev->epf);
+	if (test_and_clear_bit(FL_EV_LINK_UP, &ev->pending) && fl_compat_event_ops->link_up)
+		fl_compat_event_ops->link_up(ev->epf);
+}
+
+/* Atomic context (RCU read side, maybe hard IRQ): record the event, never sleep */
 static inline int fl_compat_epc_notify(struct notifier_block *nb, unsigned long event,
 				       void *data)
 {
-	struct pci_epf *epf = container_of(nb, struct pci_epf, nb);
-	int ret = 0;
+	struct fl_epf_events *ev = container_of(nb, struct fl_epf_events, nb);
 
-	if (event == CORE_INIT && fl_compat_event_ops->epc_init)
-		ret = fl_compat_event_ops->epc_init(epf);
-	else if (event == LINK_UP && fl_compat_event_ops->link_up)
-		ret = fl_compat_event_ops->link_up(epf);
-	return ret ? NOTIFY_BAD : NOTIFY_OK;
+	if (event == CORE_INIT)
+		set_bit(FL_EV_CORE_INIT, &ev->pending);
+	else if (event == LINK_UP)
+		set_bit(FL_EV_LINK_UP, &ev->pending);
+	else
+		return NOTIFY_DONE;
+	schedule_work(&ev->work);
+	return NOTIFY_OK;
 }
 
-static inline int fl_epf_events_bind(struct pci_epf *epf, const struct pci_epc_features *f)
+static inline int fl_epf_events_bind(struct fl_epf_events *ev, struct pci_epf *epf,
+				     const struct pci_epc_features *f)
 {
 	int ret;
 
-	epf->nb.notifier_call = fl_compat_epc_notify;
-	ret = pci_epc_register_notifier(epf->epc, &epf->nb);
-	if (ret || f->core_init_notifier)
+	ev->epf = epf;
+	ev->pending = 0;
+	INIT_WORK(&ev->work, fl_compat_events_work);
+	ev->nb.notifier_call = fl_compat_epc_notify;
+	ret = pci_epc_register_notifier(epf->epc, &ev->nb);
+	if (ret)
 		return ret;
+	ev->registered = true;
+	if (f->core_init_notifier)
+		return 0;
 	ret = fl_compat_event_ops->epc_init(epf);
 	if (ret || f->linkup_notifier)
 		return ret;
 	return fl_compat_event_ops->link_up(epf);
+}
+
+static inline void fl_epf_events_unbind(struct fl_epf_events *ev, struct pci_epf *epf)
+{
+	if (!ev->registered)
+		return;
+	/* No unregister helper before 6.4; this one waits for notifier calls in flight */
+	atomic_notifier_chain_unregister(&epf->epc->notifier, &ev->nb);
+	ev->registered = false;
+	cancel_work_sync(&ev->work);
 }
 #endif
 

@@ -65,7 +65,12 @@ enum fl_ep_irq_mode {
  * @slot_size: bytes per slot (largest frame), a multiple of PAGE_SIZE.
  * @ring_entries: entries of each BAR0 descriptor ring (power of two).
  * @dma_channels: DMA channels per direction, 0 = CPU copies only.
- * @crossover: frames below this many bytes are copied by the CPU.
+ * @crossover: endpoint -> host frames below this many bytes are written by the CPU.
+ * @rd_crossover: host -> endpoint frames below this many bytes are read by the CPU
+ *	(should be much smaller: a CPU read of host memory costs a PCIe round trip
+ *	per load).
+ * @cpu_pass_bytes: most bytes the CPU copies per engine pass; a reset or link down
+ *	is noticed between such chunks.
  * @poll_min_us: first idle polling interval.
  * @poll_max_us: longest idle polling interval (<= 1000).
  * @irq_mode: enum fl_ep_irq_mode.
@@ -76,6 +81,8 @@ struct fl_ep_cfg {
 	u32 ring_entries;
 	u32 dma_channels;
 	u32 crossover;
+	u32 rd_crossover;
+	u32 cpu_pass_bytes;
 	u32 poll_min_us;
 	u32 poll_max_us;
 	u32 irq_mode;
@@ -91,6 +98,7 @@ struct fl_ep;
  * @cfg_lock: protects @cfg and @ep against configfs stores racing bind/unbind.
  * @cfg: attribute values.
  * @ep: the running instance between bind and unbind.
+ * @events: controller events on kernels before 6.4 (compat.h).
  */
 struct fl_epf {
 	struct pci_epf *epf;
@@ -99,6 +107,7 @@ struct fl_epf {
 	struct mutex cfg_lock; /* protects cfg and ep */
 	struct fl_ep_cfg cfg;
 	struct fl_ep *ep;
+	struct fl_epf_events events;
 };
 
 /* Who owns a frame slot; exactly one at a time */
@@ -142,11 +151,58 @@ struct fl_sub {
 struct fl_xfer;
 
 /**
- * struct fl_xfer_part - one DMA descriptor of a transfer
+ * struct fl_xfer_part - back-pointer per channel, set up by slots.c
  * @x: the transfer.
+ *
+ * No longer a DMA callback parameter: a descriptor's callback gets its
+ * struct fl_dma_ctx, which is never reused while the descriptor may still
+ * call back (see xfer.c).
  */
 struct fl_xfer_part {
 	struct fl_xfer *x;
+};
+
+struct fl_dma_chan;
+
+/**
+ * struct fl_dma_ctx - callback parameter of one issued DMA descriptor
+ * @x: the transfer it moves.
+ * @dc: the channel it was issued on.
+ * @gen: fl_ep.xgen when it was issued; a callback of an older generation is
+ *	ignored.
+ * @busy: issued and neither its callback ran nor the channel was proven idle
+ *	since; the context is not reused while set.
+ *
+ * Fields change under fl_ep.xgen_lock.
+ */
+struct fl_dma_ctx {
+	struct fl_xfer *x;
+	struct fl_dma_chan *dc;
+	u32 gen;
+	bool busy;
+};
+
+/**
+ * struct fl_dma_chan - one DMA channel held by the endpoint
+ * @chan: the dmaengine channel.
+ * @ctx: one callback context per descriptor it may hold (ring entries).
+ * @nctx: entries of @ctx.
+ * @ctx_next: next context to use, free-running (engine private).
+ * @last_cookie: cookie of the newest descriptor submitted (engine private).
+ * @stuck: a terminate was not proven finished within the bound: the channel
+ *	is not used and its contexts are kept until it is proven idle (engine
+ *	private).
+ * @reissue: an abort left queued descriptors that dw-edma starts only at the
+ *	next issue_pending (set by callbacks, cleared by the engine).
+ */
+struct fl_dma_chan {
+	struct dma_chan *chan;
+	struct fl_dma_ctx *ctx;
+	u32 nctx;
+	u32 ctx_next;
+	dma_cookie_t last_cookie;
+	bool stuck;
+	atomic_t reissue;
 };
 
 /**
@@ -165,6 +221,12 @@ struct fl_xfer_part {
  * @pending: DMA parts outstanding, plus one while they are being submitted.
  * @dma_err: a part failed.
  * @done: finished; set with release ordering after @ts_done and @dma_err.
+ * @leaked: its DMA could not be proven stopped at a teardown: its slot is
+ *	never given back (engine private).
+ * @cpu: copied by the CPU, from fl_xfer_pass() (engine private).
+ * @cpu_host: CPU copy: host bus address (engine private).
+ * @cpu_off: CPU copy: bytes copied so far (engine private).
+ * @cpu_to_host: CPU copy: direction (engine private).
  * @part: callback parameters of the DMA parts.
  */
 struct fl_xfer {
@@ -182,6 +244,11 @@ struct fl_xfer {
 	atomic_t pending;
 	bool dma_err;
 	bool done;
+	bool leaked;
+	bool cpu;
+	u64 cpu_host;
+	u32 cpu_off;
+	bool cpu_to_host;
 	struct fl_xfer_part part[FL_EP_MAX_CHANNELS];
 };
 
@@ -287,6 +354,14 @@ struct fl_notify_src {
  * @wr: write channels (DMA_MEM_TO_DEV).
  * @nrd: read channels held.
  * @nwr: write channels held.
+ * @xgen_lock: protects @xgen and every struct fl_dma_ctx; DMA callbacks
+ *	take it (any context) while they check the generation and update the
+ *	transfer, so a teardown that bumped @xgen sees no callback of the old
+ *	generation touch a transfer afterwards.
+ * @xgen: transfer generation, bumped at each teardown (reset, link down, unbind).
+ * @dma_stale: callbacks of an older generation ignored (logs).
+ * @dma_leaked: channels kept at exit because their DMA never stopped: the
+ *	binding, its slots and those channels are then never freed.
  * @rd_next: read channel for the next frame (engine private).
  * @wr_next: write channel for the next frame (engine private).
  * @win_va: outbound window, CPU address.
@@ -372,10 +447,14 @@ struct fl_ep {
 	wait_queue_head_t engine_wq;
 	atomic_t kick;
 
-	struct dma_chan *rd[FL_EP_MAX_CHANNELS];
-	struct dma_chan *wr[FL_EP_MAX_CHANNELS];
+	struct fl_dma_chan rd[FL_EP_MAX_CHANNELS];
+	struct fl_dma_chan wr[FL_EP_MAX_CHANNELS];
 	u32 nrd;
 	u32 nwr;
+	spinlock_t xgen_lock; /* protects xgen, the DMA contexts, callback updates */
+	u32 xgen;
+	atomic_t dma_stale;
+	u32 dma_leaked;
 	u32 rd_next;
 	u32 wr_next;
 	void __iomem *win_va;
@@ -470,7 +549,10 @@ void fl_q_drop_completions(struct fl_ep *ep, u32 n);
 /* xfer.c */
 int fl_xfer_init_hw(struct fl_ep *ep);
 void fl_xfer_exit_hw(struct fl_ep *ep);
-void fl_xfer_terminate(struct fl_ep *ep);
+bool fl_xfer_quiesce(struct fl_ep *ep, unsigned int timeout_ms);
+bool fl_xfer_stuck(struct fl_ep *ep);
+bool fl_xfer_pass(struct fl_ep *ep);
+unsigned int fl_xfer_drain_ms(void);
 void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host);
 int fl_win_write(struct fl_ep *ep, u64 pci_addr, const void *src, size_t len);
 static inline bool fl_xfer_done(struct fl_xfer *x)
@@ -487,7 +569,7 @@ void fl_engine_kick(struct fl_ep *ep);
 /* ring.c */
 void fl_ring_reset(struct fl_ep *ep);
 bool fl_ring_pass(struct fl_ep *ep);
-void fl_ring_abort(struct fl_ep *ep);
+bool fl_ring_abort(struct fl_ep *ep);
 
 /* cq.c */
 bool fl_cq_publish(struct fl_ep *ep);

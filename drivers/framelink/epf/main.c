@@ -11,6 +11,7 @@
  * Copyright (C) 2026 The framelink authors
  */
 
+#include <linux/kmemleak.h>
 #include <linux/module.h>
 #include <linux/pci_ids.h>
 #include <linux/slab.h>
@@ -128,6 +129,7 @@ static int fl_epf_bind(struct pci_epf *epf)
 	mutex_init(&ep->reap_lock);
 	mutex_init(&ep->files_lock);
 	spin_lock_init(&ep->q_lock);
+	spin_lock_init(&ep->xgen_lock);
 	INIT_LIST_HEAD(&ep->files);
 	init_waitqueue_head(&ep->engine_wq);
 	init_waitqueue_head(&ep->app_wq);
@@ -159,7 +161,7 @@ static int fl_epf_bind(struct pci_epf *epf)
 	dev_info(&epf->dev, "/dev/%s: %u slots of %u bytes, rings of %u\n",
 		 ep->name, ep->nslots, ep->slot_size, ep->entries);
 	/* Kernels before 6.4 deliver controller events through a notifier (compat.h) */
-	ret = fl_epf_events_bind(epf, ep->features);
+	ret = fl_epf_events_bind(&fepf->events, epf, ep->features);
 	if (ret) {
 		dev_err(&epf->dev, "cannot take controller events: %d\n", ret);
 		fl_epf_unbind(epf);
@@ -182,10 +184,23 @@ static void fl_epf_unbind(struct pci_epf *epf)
 
 	if (!ep)
 		return;
+	fl_epf_events_unbind(&fepf->events, epf);
 	fl_epf_hw_release(ep);
 	/* No new opens; files still open see dead and get -ENODEV */
 	fl_cdev_unregister(ep);
-	fl_slots_free(ep);
+	if (ep->dma_leaked) {
+		/*
+		 * A DMA channel never stopped (fl_xfer_exit_hw()): it may still
+		 * write the slots and call back into the transfer state. Keep
+		 * both for good: no put for this reference, slots not freed.
+		 */
+		dev_err(&epf->dev, "%u DMA channels never stopped: slots and state leaked\n",
+			ep->dma_leaked);
+		kref_get(&ep->ref);
+		kmemleak_not_leak(ep);
+	} else {
+		fl_slots_free(ep);
+	}
 	fl_bar_free(ep);
 
 	mutex_lock(&fepf->cfg_lock);

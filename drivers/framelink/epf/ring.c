@@ -6,6 +6,8 @@
  *   RESET --host sets ENABLE, ctrl valid--> READY (generation++)
  *   RESET --host sets ENABLE, ctrl bad--> ERROR (BAD_CTRL)
  *   READY --host clears ENABLE--> RESET (in flight fails with -ECANCELED locally)
+ *   READY --host clears ENABLE, DMA not proven stopped--> ERROR, then RESET
+ *     once it is (RESET tells the host that nothing writes its buffers any more)
  *   READY --bad index/address--> ERROR; READY --link down--> ERROR (LINK)
  *   ERROR --host clears ENABLE--> RESET
  * so after any error or link down the host must clear ENABLE (and see RESET)
@@ -15,7 +17,7 @@
  *   1. read tx_prod, check it against what was completed (fl_ring_prod_ok);
  *   2. copy the fl_tx_desc out of BAR0 once and validate the copy;
  *   3. take a slot the app posted (none: wait, the descriptor stays);
- *   4. copy host -> slot (xfer.c: DMA or CPU);
+ *   4. copy host -> slot (xfer.c: DMA, or CPU in bounded chunks per pass);
  *   5. when done, in ring order: FL_CQE_TX_DONE to the host (cq.c), the slot
  *      to the app as an FL_Q_RX completion.
  * Endpoint -> host (the host's rx ring):
@@ -59,6 +61,8 @@ static void fl_ring_fail_desc(struct fl_ep *ep, struct fl_xfer *x, int parse_err
 {
 	x->slot = FL_EP_NO_SLOT;
 	x->status = fl_status_of(parse_err);
+	x->leaked = false;
+	x->cpu = false;
 	x->ts_start = 0;
 	x->ts_done = 0;
 	x->done = true;
@@ -182,6 +186,8 @@ static bool fl_ring_rx(struct fl_ep *ep)
 		x->seq = ep->rx_seq++;
 		if (sub.bytes > d.bytes) {
 			x->status = FL_ST_TOO_BIG;
+			x->leaked = false;
+			x->cpu = false;
 			x->ts_start = 0;
 			x->ts_done = 0;
 			x->done = true;
@@ -208,7 +214,7 @@ bool fl_ring_pass(struct fl_ep *ep)
 
 	switch (ep->state) {
 	case FL_STATE_RESET:
-		if (!(ctrl & FL_CTRL_ENABLE))
+		if (!(ctrl & FL_CTRL_ENABLE) || fl_xfer_stuck(ep))
 			return false;
 		if (fl_cq_init(ep))
 			return true;
@@ -219,7 +225,8 @@ bool fl_ring_pass(struct fl_ep *ep)
 			 ep->accepted);
 		return true;
 	case FL_STATE_ERROR:
-		if (ctrl & FL_CTRL_ENABLE)
+		/* RESET tells the host its buffers are free: not while DMA may write them */
+		if ((ctrl & FL_CTRL_ENABLE) || fl_xfer_stuck(ep))
 			return false;
 		fl_bar_set_state(ep, FL_STATE_RESET, FL_ERR_NONE);
 		return true;
@@ -227,16 +234,37 @@ bool fl_ring_pass(struct fl_ep *ep)
 
 	if (!(ctrl & FL_CTRL_ENABLE)) {
 		dev_info(ep->dev, "reset by the host\n");
-		fl_ring_abort(ep);
-		fl_bar_set_state(ep, FL_STATE_RESET, FL_ERR_NONE);
+		fl_stat_add(ep, FL_STAT_QUEUE_RESETS, 1);
+		if (fl_ring_abort(ep)) {
+			fl_bar_set_state(ep, FL_STATE_RESET, FL_ERR_NONE);
+		} else {
+			/* ERROR until the leaked DMA is proven over, then RESET (above) */
+			dev_err_ratelimited(ep->dev, "reset held back: DMA still running\n");
+			fl_bar_set_state(ep, FL_STATE_ERROR, FL_ERR_NONE);
+		}
 		return true;
 	}
 	work = fl_ring_tx(ep);
 	if (ep->state == FL_STATE_READY)
 		work |= fl_ring_rx(ep);
 	if (ep->state == FL_STATE_READY)
+		work |= fl_xfer_pass(ep);
+	if (ep->state == FL_STATE_READY)
 		work |= fl_cq_publish(ep);
 	return work;
+}
+
+/* Give the slot of an aborted transfer back, unless its DMA may still run */
+static void fl_ring_cancel(struct fl_ep *ep, struct fl_xfer *x, u32 queue)
+{
+	if (x->slot == FL_EP_NO_SLOT)
+		return;
+	if (x->leaked) {
+		/* The slot stays the engine's for good: never reused, never the app's */
+		dev_warn_ratelimited(ep->dev, "slot %u kept: its DMA did not stop\n", x->slot);
+		return;
+	}
+	fl_q_complete(ep, x, queue, -ECANCELED);
 }
 
 /**
@@ -244,24 +272,22 @@ bool fl_ring_pass(struct fl_ep *ep)
  * @ep: the endpoint (engine context, or engine stopped).
  *
  * Nothing is written to host memory: after a reset or a link down the host
- * fails its own descriptors. DMA is terminated first, so no transfer touches
- * a slot or host memory afterwards.
+ * fails its own descriptors. DMA is ended first (fl_xfer_quiesce(), bounded
+ * by dma_drain_ms): a slot goes back to the app only when no DMA of the
+ * old generation can touch it or host memory any more; the slot of a
+ * transfer whose DMA could not be proven over is kept.
+ *
+ * Return: true when every DMA channel is proven idle.
  */
-void fl_ring_abort(struct fl_ep *ep)
+bool fl_ring_abort(struct fl_ep *ep)
 {
-	fl_xfer_terminate(ep);
-	for (; ep->tx_done != ep->tx_cons; ep->tx_done++) {
-		struct fl_xfer *x = &ep->txx[fl_ring_slot(ep->tx_done, ep->entries)];
+	bool idle = fl_xfer_quiesce(ep, fl_xfer_drain_ms());
 
-		if (x->slot != FL_EP_NO_SLOT)
-			fl_q_complete(ep, x, FL_Q_RX, -ECANCELED);
-	}
-	for (; ep->rx_done != ep->rx_cons; ep->rx_done++) {
-		struct fl_xfer *x = &ep->rxx[fl_ring_slot(ep->rx_done, ep->entries)];
-
-		if (x->slot != FL_EP_NO_SLOT)
-			fl_q_complete(ep, x, FL_Q_TX, -ECANCELED);
-	}
+	for (; ep->tx_done != ep->tx_cons; ep->tx_done++)
+		fl_ring_cancel(ep, &ep->txx[fl_ring_slot(ep->tx_done, ep->entries)], FL_Q_RX);
+	for (; ep->rx_done != ep->rx_cons; ep->rx_done++)
+		fl_ring_cancel(ep, &ep->rxx[fl_ring_slot(ep->rx_done, ep->entries)], FL_Q_TX);
 	fl_q_cancel_submitted(ep);
 	fl_ring_reset(ep);
+	return idle;
 }

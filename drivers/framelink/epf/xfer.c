@@ -11,19 +11,61 @@
  * when every part has; several frames are in flight; callbacks only count
  * parts down and kick the engine.
  *
+ * Lifetime on dw-edma (drivers/dma/dw-edma/dw-edma-core.c): a descriptor's
+ * callback parameter is a per-channel struct fl_dma_ctx tagged with the
+ * transfer generation (fl_ep.xgen); a context is reused only after its
+ * callback ran or its channel was proven idle (newest cookie complete, then
+ * dmaengine_synchronize()). Teardowns bump the generation, terminate every
+ * channel and wait, bounded; what does not stop in time is leaked on
+ * purpose (fl_xfer_quiesce()). An aborted descriptor reports DMA_TRANS_ABORTED
+ * (FL_ST_DMA for its frame) and leaves the channel idle with the queued
+ * descriptors waiting: the engine issues them again.
+ *
  * CPU: through one outbound window allocated at set-up, mapped per chunk
  * (pci_epc_map_addr), copied with memcpy_fromio/memcpy_toio, unmapped.
- * Used below the crossover size, without channels, and as a fallback when
- * a DMA submission fails before anything was issued.
+ * Used below the crossover size of the direction (reads of host memory
+ * have their own, much smaller one: each CPU load is a PCIe round trip),
+ * without channels, and as a fallback when no channel can take a frame.
+ * Copies run from the engine pass, at most cpu_pass_bytes per pass, and
+ * stop between window chunks when the host resets or the link goes down.
  *
  * Copyright (C) 2026 The framelink authors
  */
 
+#include <linux/delay.h>
 #include <linux/io.h>
+#include <linux/kmemleak.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/moduleparam.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
 
 #include "epf.h"
+
+/*
+ * How long a teardown (host reset, link down, protocol error) waits for the
+ * DMA it terminated to be proven over. Below the host's 2 s enable/disable
+ * bound, so the host sees the outcome: RESET when the engine is idle, ERROR
+ * while a leaked transfer may still move data.
+ */
+static unsigned int dma_drain_ms = 1000;
+module_param(dma_drain_ms, uint, 0644);
+MODULE_PARM_DESC(dma_drain_ms,
+		 "ms a reset waits for terminated DMA to stop before leaking it (default 1000)");
+
+/* Unbind and deinit give the engine longer: the slots are freed afterwards */
+#define FL_EP_EXIT_DRAIN_MS	10000
+
+/**
+ * fl_xfer_drain_ms() - the reset path's bound for terminated DMA
+ *
+ * Return: the dma_drain_ms module parameter, at least 1.
+ */
+unsigned int fl_xfer_drain_ms(void)
+{
+	return max(READ_ONCE(dma_drain_ms), 1U);
+}
 
 struct fl_dma_filter {
 	struct device *dev;
@@ -42,7 +84,7 @@ static bool fl_dma_filter_fn(struct dma_chan *chan, void *param)
 	return caps.directions & f->dir_mask;
 }
 
-static u32 fl_dma_request(struct fl_ep *ep, struct dma_chan **chans, u32 want,
+static u32 fl_dma_request(struct fl_ep *ep, struct fl_dma_chan *dcs, u32 want,
 			  enum dma_transfer_direction dir)
 {
 	struct fl_dma_filter f = { .dev = ep->dma_dev, .dir_mask = BIT(dir) };
@@ -52,19 +94,48 @@ static u32 fl_dma_request(struct fl_ep *ep, struct dma_chan **chans, u32 want,
 	dma_cap_zero(mask);
 	dma_cap_set(DMA_SLAVE, mask);
 	for (n = 0; n < want; n++) {
-		chans[n] = dma_request_channel(mask, fl_dma_filter_fn, &f);
-		if (!chans[n])
+		struct fl_dma_chan *dc = &dcs[n];
+
+		dc->ctx = kcalloc(ep->entries, sizeof(*dc->ctx), GFP_KERNEL);
+		if (!dc->ctx)
 			break;
+		dc->chan = dma_request_channel(mask, fl_dma_filter_fn, &f);
+		if (!dc->chan) {
+			kfree(dc->ctx);
+			dc->ctx = NULL;
+			break;
+		}
+		dc->nctx = ep->entries;
+		dc->ctx_next = 0;
+		dc->last_cookie = 0;
+		dc->stuck = false;
+		atomic_set(&dc->reissue, 0);
 	}
 	return n;
 }
 
-static void fl_dma_release(struct dma_chan **chans, u32 *n)
+/*
+ * Give channels back. One still stuck (its DMA never proven over) is kept
+ * with its contexts, deliberately leaked: releasing it would let a new user
+ * reprogram a channel that may still write our slots and the host's buffers.
+ */
+static void fl_dma_release(struct fl_ep *ep, struct fl_dma_chan *dcs, u32 *n)
 {
 	while (*n) {
-		(*n)--;
-		dma_release_channel(chans[*n]);
-		chans[*n] = NULL;
+		struct fl_dma_chan *dc = &dcs[--(*n)];
+
+		if (dc->stuck) {
+			dev_err(ep->dev, "DMA: %s never stopped: channel, slots and binding leaked\n",
+				dma_chan_name(dc->chan));
+			ep->dma_leaked++;
+			kmemleak_not_leak(dc->ctx);
+		} else {
+			dma_release_channel(dc->chan);
+			kfree(dc->ctx);
+		}
+		dc->chan = NULL;
+		dc->ctx = NULL;
+		dc->nctx = 0;
 	}
 }
 
@@ -92,8 +163,8 @@ int fl_xfer_init_hw(struct fl_ep *ep)
 
 	if (!epc->mem) {
 		dev_err(ep->dev, "controller has no outbound window\n");
-		fl_dma_release(ep->wr, &ep->nwr);
-		fl_dma_release(ep->rd, &ep->nrd);
+		fl_dma_release(ep, ep->wr, &ep->nwr);
+		fl_dma_release(ep, ep->rd, &ep->nrd);
 		return -ENODEV;
 	}
 	ep->win_page = max_t(size_t, epc->mem->window.page_size, ep->features->align);
@@ -102,8 +173,8 @@ int fl_xfer_init_hw(struct fl_ep *ep)
 	ep->win_va = pci_epc_mem_alloc_addr(epc, &ep->win_phys, FL_EP_WIN_SIZE);
 	if (!ep->win_va) {
 		dev_err(ep->dev, "no outbound window of %u bytes\n", FL_EP_WIN_SIZE);
-		fl_dma_release(ep->wr, &ep->nwr);
-		fl_dma_release(ep->rd, &ep->nrd);
+		fl_dma_release(ep, ep->wr, &ep->nwr);
+		fl_dma_release(ep, ep->rd, &ep->nrd);
 		return -ENOMEM;
 	}
 	return 0;
@@ -112,30 +183,159 @@ int fl_xfer_init_hw(struct fl_ep *ep)
 /**
  * fl_xfer_exit_hw() - give channels and window back (epc_deinit, unbind)
  * @ep: the endpoint (engine stopped).
+ *
+ * Terminated DMA gets FL_EP_EXIT_DRAIN_MS to be proven over; a channel that
+ * is not is leaked with everything it may touch (fl_ep.dma_leaked).
  */
 void fl_xfer_exit_hw(struct fl_ep *ep)
 {
-	fl_xfer_terminate(ep);
-	fl_dma_release(ep->wr, &ep->nwr);
-	fl_dma_release(ep->rd, &ep->nrd);
+	fl_xfer_quiesce(ep, FL_EP_EXIT_DRAIN_MS);
+	fl_dma_release(ep, ep->wr, &ep->nwr);
+	fl_dma_release(ep, ep->rd, &ep->nrd);
 	if (ep->win_va) {
 		pci_epc_mem_free_addr(ep->epc, ep->win_phys, ep->win_va, FL_EP_WIN_SIZE);
 		ep->win_va = NULL;
 	}
 }
 
-/**
- * fl_xfer_terminate() - abort every DMA transfer; no callback runs afterwards
- * @ep: the endpoint (engine context, or engine stopped).
- */
-void fl_xfer_terminate(struct fl_ep *ep)
+/* Every held channel, reads first: for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++) */
+static struct fl_dma_chan *fl_dma_chan_at(struct fl_ep *ep, u32 i)
 {
+	if (i < ep->nrd)
+		return &ep->rd[i];
+	i -= ep->nrd;
+	return i < ep->nwr ? &ep->wr[i] : NULL;
+}
+
+/*
+ * Nothing submitted on @dc can still run or call back later: its newest
+ * cookie is complete. dw-edma completes the cookie of a terminated
+ * descriptor too (dw_edma_terminate_vdesc()), and cookies complete in order
+ * on a channel. A callback may still be on its way: dmaengine_synchronize()
+ * waits for it.
+ */
+static bool fl_dma_chan_idle(struct fl_dma_chan *dc)
+{
+	return !dc->last_cookie ||
+	       dmaengine_tx_status(dc->chan, dc->last_cookie, NULL) == DMA_COMPLETE;
+}
+
+/* @dc is proven idle: wait for callbacks in flight, then every context is free */
+static void fl_dma_chan_reclaim(struct fl_ep *ep, struct fl_dma_chan *dc)
+{
+	unsigned long flags;
 	u32 i;
 
-	for (i = 0; i < ep->nrd; i++)
-		dmaengine_terminate_sync(ep->rd[i]);
-	for (i = 0; i < ep->nwr; i++)
-		dmaengine_terminate_sync(ep->wr[i]);
+	dmaengine_synchronize(dc->chan);
+	spin_lock_irqsave(&ep->xgen_lock, flags);
+	for (i = 0; i < dc->nctx; i++)
+		dc->ctx[i].busy = false;
+	spin_unlock_irqrestore(&ep->xgen_lock, flags);
+	dc->last_cookie = 0;
+	atomic_set(&dc->reissue, 0);
+	if (dc->stuck)
+		dev_info(ep->dev, "DMA: %s stopped at last; back in use\n",
+			 dma_chan_name(dc->chan));
+	dc->stuck = false;
+}
+
+/* @dc did not stop in time: keep what its descriptors use, count and say so */
+static void fl_dma_chan_leak(struct fl_ep *ep, struct fl_dma_chan *dc, unsigned int ms)
+{
+	unsigned long flags;
+	u32 i, n = 0;
+
+	spin_lock_irqsave(&ep->xgen_lock, flags);
+	for (i = 0; i < dc->nctx; i++) {
+		if (!dc->ctx[i].busy)
+			continue;
+		dc->ctx[i].x->leaked = true;
+		n++;
+	}
+	spin_unlock_irqrestore(&ep->xgen_lock, flags);
+	dc->stuck = true;
+	fl_stat_add(ep, FL_STAT_DMA_LEAKED, n);
+	dev_err_ratelimited(ep->dev,
+			    "DMA: %s not stopped %u ms after terminate: %u transfers leaked, their slots are never reused\n",
+			    dma_chan_name(dc->chan), ms, n);
+}
+
+/**
+ * fl_xfer_quiesce() - end every DMA transfer before its state is reused
+ * @ep: the endpoint (engine context, or engine stopped).
+ * @timeout_ms: how long to wait for terminated descriptors.
+ *
+ * dw-edma gives fewer guarantees than dmaengine_terminate_sync() suggests:
+ * on a busy channel terminate only requests a STOP, the running batch still
+ * moves its data, and the running and queued descriptors are then dropped
+ * without callbacks; synchronize gives up after 5 s; an abort leaves the
+ * queued descriptors to start at the next issue_pending. So: bump the
+ * generation (a late callback is ignored), terminate every channel (no
+ * stale descriptor survives to a later issue_pending), wait (bounded) until
+ * each channel's newest cookie is complete, then synchronize. A channel
+ * that does not get there in time is marked stuck and its transfers leaked
+ * (fl_xfer.leaked, %FL_STAT_DMA_LEAKED): neither their slots nor the
+ * channel are used again until it is proven idle.
+ *
+ * Return: true when every channel is proven idle.
+ */
+bool fl_xfer_quiesce(struct fl_ep *ep, unsigned int timeout_ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
+	struct fl_dma_chan *dc;
+	unsigned long flags;
+	bool idle;
+	u32 i;
+
+	spin_lock_irqsave(&ep->xgen_lock, flags);
+	ep->xgen++;
+	spin_unlock_irqrestore(&ep->xgen_lock, flags);
+
+	/* All STOP requests first, so the channels drain in parallel */
+	for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++)
+		dmaengine_terminate_async(dc->chan);
+	for (;;) {
+		idle = true;
+		for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++)
+			idle &= fl_dma_chan_idle(dc);
+		if (idle || time_after(jiffies, end))
+			break;
+		usleep_range(200, 1000);
+	}
+	for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++) {
+		if (fl_dma_chan_idle(dc))
+			fl_dma_chan_reclaim(ep, dc);
+		else
+			fl_dma_chan_leak(ep, dc, timeout_ms);
+	}
+	return idle;
+}
+
+/**
+ * fl_xfer_stuck() - is DMA of an earlier generation possibly still running?
+ * @ep: the endpoint (engine context, or engine stopped).
+ *
+ * A stuck channel found idle now is synchronized and used again. The
+ * endpoint reports RESET only once this is false: the host may then reuse
+ * every buffer it had posted.
+ *
+ * Return: true while a channel is stuck.
+ */
+bool fl_xfer_stuck(struct fl_ep *ep)
+{
+	struct fl_dma_chan *dc;
+	bool stuck = false;
+	u32 i;
+
+	for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++) {
+		if (!dc->stuck)
+			continue;
+		if (fl_dma_chan_idle(dc))
+			fl_dma_chan_reclaim(ep, dc);
+		else
+			stuck = true;
+	}
+	return stuck;
 }
 
 /*
@@ -210,71 +410,170 @@ static void fl_xfer_finish(struct fl_xfer *x)
 	fl_engine_kick(x->ep);
 }
 
-static void fl_xfer_dma_done(void *param, const struct dmaengine_result *res)
+/* The first failure of a transfer: FL_ST_DMA for it, one abort counted; xgen_lock held */
+static void fl_xfer_fail(struct fl_ep *ep, struct fl_xfer *x)
 {
-	struct fl_xfer_part *p = param;
-	struct fl_xfer *x = p->x;
-
-	if (res && res->result != DMA_TRANS_NOERROR)
-		WRITE_ONCE(x->dma_err, true);
-	if (atomic_dec_and_test(&x->pending))
-		fl_xfer_finish(x);
+	if (!x->dma_err)
+		fl_stat_add(ep, FL_STAT_DMA_ABORTS, 1);
+	WRITE_ONCE(x->dma_err, true);
 }
 
 /*
- * Issue @x as up to one part per channel of its direction. Returns false
- * when nothing could be issued (the caller copies by CPU instead).
+ * Descriptor callback; any context (dw-edma: the virt-dma tasklet). Under
+ * xgen_lock, so a teardown that bumped the generation is never overtaken:
+ * a callback of an older generation leaves the transfer alone.
+ */
+static void fl_xfer_dma_done(void *param, const struct dmaengine_result *res)
+{
+	struct fl_dma_ctx *c = param;
+	struct fl_xfer *x = c->x;
+	struct fl_ep *ep = x->ep;
+	bool aborted = res && res->result != DMA_TRANS_NOERROR;
+	unsigned long flags;
+	bool stale, last = false;
+	u32 gen, id;
+
+	spin_lock_irqsave(&ep->xgen_lock, flags);
+	gen = c->gen;
+	id = x->id;
+	stale = gen != ep->xgen;
+	c->busy = false;
+	if (!stale) {
+		if (aborted)
+			fl_xfer_fail(ep, x);
+		last = atomic_dec_and_test(&x->pending);
+		if (last) {
+			/* Still under the lock: a teardown reuses @x only after its bump */
+			x->ts_done = ktime_get_ns();
+			/* Pairs with fl_xfer_done(): ts_done and dma_err before done */
+			smp_store_release(&x->done, true);
+		}
+	}
+	spin_unlock_irqrestore(&ep->xgen_lock, flags);
+
+	if (stale) {
+		int n = atomic_inc_return(&ep->dma_stale);
+
+		dev_info_ratelimited(ep->dev, "DMA: late callback of generation %u ignored (%d so far)\n",
+				     gen, n);
+		return;
+	}
+	if (aborted) {
+		/* dw-edma starts what was queued behind an abort only at the next issue_pending */
+		atomic_set(&c->dc->reissue, 1);
+		dev_err_ratelimited(ep->dev, "DMA: %s transfer %u failed: result %d, residue %u\n",
+				    dma_chan_name(c->dc->chan), id, res->result, res->residue);
+	}
+	if (aborted || last)
+		fl_engine_kick(ep);
+}
+
+/* A free callback context of @dc, or NULL (the channel is not usable now) */
+static struct fl_dma_ctx *fl_dma_ctx_get(struct fl_dma_chan *dc)
+{
+	struct fl_dma_ctx *c;
+
+	if (dc->stuck || !dc->nctx)
+		return NULL;
+	c = &dc->ctx[dc->ctx_next % dc->nctx];
+	/* Pairs with the callback's unlock: a context is free once it said so */
+	return READ_ONCE(c->busy) ? NULL : c;
+}
+
+/* Submit one part of @x on @dc: @len bytes at @off. Returns false on failure */
+static bool fl_xfer_dma_part(struct fl_ep *ep, struct fl_dma_chan *dc, struct fl_xfer *x,
+			     u64 host, dma_addr_t local, u32 len, bool to_host)
+{
+	enum dma_transfer_direction dir = to_host ? DMA_MEM_TO_DEV : DMA_DEV_TO_MEM;
+	struct dma_slave_config sc = { .direction = dir };
+	struct dma_async_tx_descriptor *tx;
+	struct fl_dma_ctx *c = fl_dma_ctx_get(dc);
+	unsigned long flags;
+	dma_cookie_t cookie;
+
+	if (!c)
+		return false;
+	if (to_host)
+		sc.dst_addr = host;
+	else
+		sc.src_addr = host;
+	if (dmaengine_slave_config(dc->chan, &sc))
+		return false;
+	tx = dmaengine_prep_slave_single(dc->chan, local, len, dir,
+					 DMA_PREP_INTERRUPT | DMA_CTRL_ACK);
+	if (!tx)
+		return false;
+
+	/* Busy before the descriptor exists for the engine: its callback may come at once */
+	spin_lock_irqsave(&ep->xgen_lock, flags);
+	c->x = x;
+	c->dc = dc;
+	c->gen = ep->xgen;
+	c->busy = true;
+	spin_unlock_irqrestore(&ep->xgen_lock, flags);
+	tx->callback_result = fl_xfer_dma_done;
+	tx->callback_param = c;
+	cookie = dmaengine_submit(tx);
+	if (dma_submit_error(cookie)) {
+		spin_lock_irqsave(&ep->xgen_lock, flags);
+		c->busy = false;
+		spin_unlock_irqrestore(&ep->xgen_lock, flags);
+		return false;
+	}
+	dc->ctx_next++;
+	dc->last_cookie = cookie;
+	return true;
+}
+
+/*
+ * Issue @x as up to one part per usable channel of its direction. Returns
+ * false when nothing could be issued (the caller copies by CPU instead).
  */
 static bool fl_xfer_dma(struct fl_ep *ep, struct fl_xfer *x, u64 host, dma_addr_t local,
 			bool to_host)
 {
-	enum dma_transfer_direction dir = to_host ? DMA_MEM_TO_DEV : DMA_DEV_TO_MEM;
-	struct dma_chan **chans = to_host ? ep->wr : ep->rd;
+	struct fl_dma_chan *dcs = to_host ? ep->wr : ep->rd;
 	u32 nch = to_host ? ep->nwr : ep->nrd;
 	u32 *next = to_host ? &ep->wr_next : &ep->rd_next;
-	u32 parts, part_len, issued = 0, i;
-	unsigned long used = 0;
+	struct fl_dma_chan *use[FL_EP_MAX_CHANNELS];
+	u32 parts, part_len, issued = 0, n = 0, i;
 
-	parts = clamp_t(u32, x->bytes / FL_EP_SPLIT_MIN, 1, nch);
+	/* Round robin over the channels that can take a descriptor now */
+	for (i = 0; i < nch; i++) {
+		struct fl_dma_chan *dc = &dcs[(*next + i) % nch];
+
+		if (fl_dma_ctx_get(dc))
+			use[n++] = dc;
+	}
+	if (!n)
+		return false;
+
+	parts = clamp_t(u32, x->bytes / FL_EP_SPLIT_MIN, 1, n);
 	part_len = ALIGN(DIV_ROUND_UP(x->bytes, parts), SZ_4K);
 	parts = DIV_ROUND_UP(x->bytes, part_len);
+	*next = (*next + parts) % nch;
 	atomic_set(&x->pending, parts + 1);
 
 	for (i = 0; i < parts; i++) {
-		u32 ci = (*next + i) % nch;
-		struct dma_chan *chan = chans[ci];
 		u32 off = i * part_len;
-		u32 len = min(part_len, x->bytes - off);
-		struct dma_slave_config sc = { .direction = dir };
-		struct dma_async_tx_descriptor *tx;
 
-		if (to_host)
-			sc.dst_addr = host + off;
-		else
-			sc.src_addr = host + off;
-		if (dmaengine_slave_config(chan, &sc))
+		if (!fl_xfer_dma_part(ep, use[i], x, host + off, local + off,
+				      min(part_len, x->bytes - off), to_host))
 			break;
-		tx = dmaengine_prep_slave_single(chan, local + off, len, dir,
-						 DMA_PREP_INTERRUPT | DMA_CTRL_ACK);
-		if (!tx)
-			break;
-		tx->callback_result = fl_xfer_dma_done;
-		tx->callback_param = &x->part[i];
-		if (dma_submit_error(dmaengine_submit(tx)))
-			break;
-		used |= BIT(ci);
 		issued++;
 	}
-	*next = (*next + parts) % nch;
-	for (i = 0; i < nch; i++)
-		if (used & BIT(i))
-			dma_async_issue_pending(chans[i]);
+	for (i = 0; i < issued; i++)
+		dma_async_issue_pending(use[i]->chan);
 
 	if (!issued)
 		return false;
 	if (issued < parts) {
+		unsigned long flags;
+
 		dev_warn_ratelimited(ep->dev, "DMA: %u of %u parts issued\n", issued, parts);
-		WRITE_ONCE(x->dma_err, true);
+		spin_lock_irqsave(&ep->xgen_lock, flags);
+		fl_xfer_fail(ep, x);
+		spin_unlock_irqrestore(&ep->xgen_lock, flags);
 	}
 	/* Drop the parts never issued and the submission bias */
 	if (atomic_sub_and_test(parts - issued + 1, &x->pending))
@@ -289,33 +588,115 @@ static bool fl_xfer_dma(struct fl_ep *ep, struct fl_xfer *x, u64 host, dma_addr_
  * @host: host bus address.
  * @to_host: endpoint -> host (else host -> endpoint).
  *
- * The path is chosen per frame: DMA at or above the crossover size when the
- * host accepted %FL_F_DMA and a channel of that direction exists, CPU copy
- * otherwise. Both finish @x with the same result.
+ * The path is chosen per frame: DMA at or above the crossover size of its
+ * direction (crossover for writes to the host, rd_crossover for reads of
+ * host memory) when the host accepted %FL_F_DMA and a channel of that
+ * direction can take it, CPU copy otherwise. A CPU copy only starts here:
+ * fl_xfer_pass() moves it in bounded chunks. Both finish @x the same way.
  */
 void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host)
 {
 	u64 off = (u64)x->slot * ep->slot_size;
 	u32 nch = to_host ? ep->nwr : ep->nrd;
-	int ret;
+	u32 crossover = to_host ? ep->cfg.crossover : ep->cfg.rd_crossover;
 
 	x->dma_err = false;
 	x->done = false;
+	x->leaked = false;
+	x->cpu = false;
+	x->cpu_off = 0;
 	x->ts_start = ktime_get_ns();
-	if (nch && (ep->accepted & FL_F_DMA) && x->bytes >= ep->cfg.crossover &&
+	if (nch && (ep->accepted & FL_F_DMA) && x->bytes >= crossover &&
 	    fl_xfer_dma(ep, x, host, ep->slots_dma + off, to_host)) {
 		fl_stat_add(ep, FL_STAT_DMA, 1);
 		return;
 	}
-
-	ret = fl_win_copy(ep, host, ep->slots_va + off, x->bytes, to_host);
-	if (ret) {
-		dev_err_ratelimited(ep->dev, "CPU copy %s host %#llx+%u failed: %d\n",
-				    to_host ? "to" : "from", host, x->bytes, ret);
-		x->dma_err = true;
-	}
+	x->cpu = true;
+	x->cpu_host = host;
+	x->cpu_to_host = to_host;
 	fl_stat_add(ep, FL_STAT_CPU, 1);
+}
+
+/* The engine must stop copying: host reset (ENABLE cleared), link down or unbind */
+static bool fl_xfer_cancelled(struct fl_ep *ep)
+{
+	return kthread_should_stop() ||
+	       !(le32_to_cpu(READ_ONCE(ep->ctrl->ctrl)) & FL_CTRL_ENABLE);
+}
+
+/*
+ * Copy up to *budget bytes of @x's CPU copy, a window chunk at a time,
+ * looking for a reset between chunks. Returns false when it must stop.
+ */
+static bool fl_xfer_cpu_step(struct fl_ep *ep, struct fl_xfer *x, u32 *budget)
+{
+	void *local = ep->slots_va + (u64)x->slot * ep->slot_size;
+
+	while (x->cpu_off < x->bytes) {
+		u32 n = min3(x->bytes - x->cpu_off, *budget, (u32)FL_EP_WIN_SIZE);
+		int ret;
+
+		if (!n || fl_xfer_cancelled(ep))
+			return false;
+		ret = fl_win_copy(ep, x->cpu_host + x->cpu_off, local + x->cpu_off, n,
+				  x->cpu_to_host);
+		if (ret) {
+			dev_err_ratelimited(ep->dev, "CPU copy %s host %#llx+%u failed: %d\n",
+					    x->cpu_to_host ? "to" : "from", x->cpu_host,
+					    x->bytes, ret);
+			x->dma_err = true;
+			break;
+		}
+		x->cpu_off += n;
+		*budget -= n;
+	}
 	x->ts_done = ktime_get_ns();
 	/* Pairs with fl_xfer_done(), as in fl_xfer_finish() */
 	smp_store_release(&x->done, true);
+	return true;
+}
+
+/* CPU copies of one ring, oldest first; false when the budget or a reset stopped them */
+static bool fl_xfer_cpu_ring(struct fl_ep *ep, struct fl_xfer *xs, u32 from, u32 to,
+			     u32 *budget)
+{
+	for (; from != to; from++) {
+		struct fl_xfer *x = &xs[fl_ring_slot(from, ep->entries)];
+
+		if (x->slot == FL_EP_NO_SLOT || !x->cpu || fl_xfer_done(x))
+			continue;
+		if (!fl_xfer_cpu_step(ep, x, budget))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * fl_xfer_pass() - the transfer work of one engine pass
+ * @ep: the endpoint (engine context, state READY).
+ *
+ * Restarts channels an abort left with queued descriptors, then moves CPU
+ * copies in order, at most cfg.cpu_pass_bytes per pass and checking for a
+ * reset or link down between window chunks, so the engine answers the host
+ * within one chunk however large the frames are.
+ *
+ * Return: true when anything was done.
+ */
+bool fl_xfer_pass(struct fl_ep *ep)
+{
+	u32 budget = max_t(u32, ep->cfg.cpu_pass_bytes, PAGE_SIZE);
+	u32 start = budget;
+	struct fl_dma_chan *dc;
+	bool work = false;
+	u32 i;
+
+	for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++) {
+		if (!atomic_xchg(&dc->reissue, 0) || dc->stuck)
+			continue;
+		dma_async_issue_pending(dc->chan);
+		work = true;
+	}
+	if (fl_xfer_cpu_ring(ep, ep->txx, ep->tx_done, ep->tx_cons, &budget))
+		fl_xfer_cpu_ring(ep, ep->rxx, ep->rx_done, ep->rx_cons, &budget);
+	return work || budget != start;
 }

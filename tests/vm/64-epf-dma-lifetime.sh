@@ -1,0 +1,252 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# framelink-epf: DMA and memory lifetime on dw-edma (issue 8 items 4 and 7), on pci-epc-loop's
+# tegra234-edma profile (dw-edma channel semantics, dma_dw_semantics=1) and tegra234 (CPU only).
+#
+# A  an abort (fail_dma) leaves the descriptors queued behind it on the channel: dw-edma starts
+#    them only at the next issue_pending. Every frame must still complete (one with -EIO) and the
+#    endpoint counts one DMA abort.
+# B  host reset while a write DMA is busy and cannot finish (stalled channel, longer than
+#    dw-edma's 5 s synchronize bound): the endpoint must not give the slot back nor report RESET
+#    while the DMA may still write; it leaks the transfer (dma_leaked) and recovers once the
+#    channel is provably idle; the next generation streams verified frames.
+# C  unbind while a DMA is busy (slow link): bounded, no splat, the engine idle afterwards,
+#    rebinding streams verified frames.
+# D  link down while DMAs are busy on a slow link: no hang, verified frames after link up.
+# E  tegra234 (CPU copies only): a host reset while 8 MiB frames are being copied by the CPU is
+#    honoured within the host's 2 s bound (the copy is bounded per engine pass).
+. /tests/lib.sh
+. /tests/epc-loop-lib.sh
+
+FN=$EP/functions/framelink_epf/dl0
+HDEV=/dev/framelink0
+EDEV=/dev/framelink-ep0
+
+if [ ! -f /modules/framelink-epf.ko ]; then
+	t_skip "dma-lifetime: framelink-epf" "framelink-epf.ko not built"
+	exit 0
+fi
+
+bind() {
+	ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start &&
+		wait_for 100 test -c $HDEV && wait_for 100 test -c $EDEV
+}
+
+unbind() {
+	echo 0 >$EP/controllers/$EPC/start
+	rm -f $EP/controllers/$EPC/dl0
+	wait_for 100 test ! -e $EDEV
+}
+
+# up PROFILE SLOT_SIZE DMA_CHANNELS [HOST PARAMS...]; $SLOTS slots (default 8)
+up() {
+	p=$1 sz=$2 ch=$3
+	shift 3
+	t_insmod pci-epc-loop profile=$p && t_insmod framelink-epf &&
+		t_insmod framelink-host "$@" &&
+		wait_for 50 test -d $EP/controllers/$EPC && mkdir $FN &&
+		wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
+	a=$(echo $FN/framelink_epf.*)
+	echo ${SLOTS:-8} >$a/slots && echo $sz >$a/slot_size && echo 16 >$a/ring_entries &&
+		echo $ch >$a/dma_channels && echo 8 >$FN/msi_interrupts && bind
+}
+
+down() {
+	unbind
+	rmdir $FN
+	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
+}
+
+stat_of() { framelink stats -d $1 | sed -n "s/^$2: *//p"; }
+dma_active() { grep -q ' active ' $LOOPDBG/channels; }
+dma_idle() { ! dma_active; }
+now_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
+logs() { sed "s/^/# $1: /" $2; }
+
+# ---------------------------------------------------------------- A: abort with queued work
+if t_check "A: tegra234-edma up, one channel per direction" \
+	up tegra234-edma 4194304 1 nbufs=8 buf_size=4194304; then
+	a0=$(stat_of $EDEV dma_aborts)
+	framelink recv -d $EDEV -n 0 -t 30000 >/tmp/a-recv.log 2>&1 &
+	rpid=$!
+	sleep 0.5
+	# the read channel holds the first frame; the other seven queue behind it
+	echo 3 >$LOOPDBG/stall
+	framelink send -d $HDEV -s 256K -n 8 -b 8 >/tmp/a-send.log 2>&1 &
+	spid=$!
+	t_check "A: first frame running, the rest queued" \
+		wait_for 100 grep -q 'read active.*queued 7' $LOOPDBG/channels
+	sed 's/^/# /' $LOOPDBG/channels
+	# the frame after the running one fails: dw-edma aborts it and leaves six queued
+	echo 1 >$LOOPDBG/fail_dma
+	echo 0 >$LOOPDBG/stall
+	wait_bounded $spid 40
+	rc=$?
+	logs send /tmp/a-send.log
+	t_check "A: sender ended within 40 s" test $rc -ne 137
+	t_check "A: no frame stuck behind the abort" \
+		sh -c "! grep -q 'no completion' /tmp/a-send.log"
+	t_check "A: exactly one frame failed with EIO" \
+		test "$(grep -c 'Input/output error' /tmp/a-send.log)" = 1
+	a1=$(stat_of $EDEV dma_aborts)
+	t_check "A: endpoint counted one DMA abort ($a0 -> $a1)" test $((a1 - a0)) -eq 1
+	echo 0 >$LOOPDBG/fail_dma
+	kill $rpid 2>/dev/null
+	wait $rpid
+	framelink echo -d $EDEV >/tmp/a-echo.log 2>&1 &
+	epid=$!
+	t_check "A: stream after the abort" framelink bench -d $HDEV -s 4K,256K -n 50
+	kill $epid 2>/dev/null
+	wait $epid
+fi
+t_check "A: tear down" down
+
+# ---------------------------------------------------------------- B: reset, DMA cannot stop
+# one write channel: dw-edma's synchronize gives up after 5 s, well before the sender's 10 s
+if t_check "B: tegra234-edma up" up tegra234-edma 1048576 1 nbufs=8 buf_size=1048576; then
+	l0=$(stat_of $EDEV dma_leaked)
+	framelink recv -d $HDEV -n 0 -t 60000 >/tmp/b-hrecv.log 2>&1 &
+	hpid=$!
+	sleep 0.5
+	# stall the write channels: the frame's DMA starts and cannot end
+	echo 60 >$LOOPDBG/stall
+	framelink send -d $EDEV -s 1M -n 1 >/tmp/b-send.log 2>&1 &
+	spid=$!
+	t_check "B: write DMA running (stalled)" wait_for 100 grep -q 'write active' $LOOPDBG/channels
+	# host reset: the last close of the host device resets the queue
+	kill $hpid
+	wait_bounded $hpid 20
+	t_check "B: host app closed (queue reset) within 20 s" test $? -ne 137
+	# dw-edma's synchronize gives up after 5 s; the endpoint app gets its slot back only
+	# when the DMA is provably over
+	wait_bounded $spid 15
+	logs send /tmp/b-send.log
+	sed 's/^/# /' $LOOPDBG/channels
+	if dma_active && grep -q 'Operation canceled' /tmp/b-send.log; then
+		t_fail "B: slot not returned while its DMA may still write" "ECANCELED with DMA active"
+	else
+		t_ok "B: slot not returned while its DMA may still write"
+	fi
+	l1=$(stat_of $EDEV dma_leaked)
+	t_check "B: endpoint counted the leaked transfer ($l0 -> $l1)" test $((l1 - l0)) -eq 1
+	# the DMA ends; the endpoint sees the channel idle and only then reports RESET
+	dmesg -c >/dev/null
+	echo 0 >$LOOPDBG/stall
+	t_check "B: DMA idle after the stall" wait_for 100 dma_idle
+	# a host queue that stopped is enabled again by the next last close
+	sleep 1
+	framelink info -d $HDEV >/dev/null
+	dmesg | grep framelink | sed 's/^/# /'
+	t_check "B: endpoint came back (host re-enabled the queue)" \
+		sh -c "dmesg | grep -q 'queue reset, endpoint generation'"
+	# the leaked slot (the app's first) is never the app's again
+	framelink send -d $EDEV -s 4K -n 1 >/tmp/b-send3.log 2>&1
+	logs send /tmp/b-send3.log
+	t_check "B: the leaked slot stays the engine's (SUBMIT -> EBUSY)" \
+		grep -q 'Device or resource busy' /tmp/b-send3.log
+	# the next generation, on a fresh binding: the slot memory is freed only now
+	t_check "B: unbind after the DMA ended" unbind
+	t_check "B: nothing leaked at unbind" sh -c "! dmesg | grep -q 'never stopped'"
+	t_check "B: rebind" bind
+	framelink recv -d $HDEV -n 32 --verify -t 30000 >/tmp/b-hrecv.log 2>&1 &
+	hpid=$!
+	sleep 1
+	framelink send -d $EDEV -s 1M -n 32 --verify >/tmp/b-send2.log 2>&1
+	t_check "B: next generation sends 32 frames" test $? -eq 0
+	wait_bounded $hpid 40
+	rc=$?
+	logs recv /tmp/b-hrecv.log
+	t_check "B: host received 32 verified frames of the new generation" test $rc -eq 0
+fi
+t_check "B: tear down" down
+
+# ---------------------------------------------------------------- C: unbind while busy
+if t_check "C: tegra234-edma up" up tegra234-edma 4194304 2 nbufs=8 buf_size=4194304; then
+	echo 80 >$LOOPDBG/rate_mbps
+	framelink echo -d $EDEV >/tmp/c-echo.log 2>&1 &
+	epid=$!
+	framelink bench -d $HDEV -s 4M -n 1000000 >/tmp/c-bench.log 2>&1 &
+	bpid=$!
+	t_check "C: DMA busy" wait_for 100 dma_active
+	sed 's/^/# /' $LOOPDBG/channels
+	t0=$(now_cs)
+	unbind &
+	upid=$!
+	wait_bounded $upid 30
+	rc=$?
+	t1=$(now_cs)
+	echo "# unbind took $(((t1 - t0) * 10)) ms"
+	t_check "C: unbind returned within 30 s" test $rc -ne 137
+	sed 's/^/# /' $LOOPDBG/channels
+	t_check "C: no DMA running after unbind" dma_idle
+	for p in $bpid $epid; do
+		kill $p 2>/dev/null
+		wait_bounded $p 20
+	done
+	echo 0 >$LOOPDBG/rate_mbps
+	t_check "C: rebind" bind
+	framelink echo -d $EDEV >/tmp/c-echo.log 2>&1 &
+	epid=$!
+	t_check "C: verified round trips after rebind" framelink bench -d $HDEV -s 4K,1M -n 50
+	kill $epid 2>/dev/null
+	wait $epid
+fi
+t_check "C: tear down" down
+
+# ---------------------------------------------------------------- D: link down while busy
+if t_check "D: tegra234-edma up" up tegra234-edma 4194304 2 nbufs=8 buf_size=4194304; then
+	echo 200 >$LOOPDBG/rate_mbps
+	framelink echo -d $EDEV >/tmp/d-echo.log 2>&1 &
+	epid=$!
+	framelink bench -d $HDEV -s 1M -n 1000000 >/tmp/d-bench.log 2>&1 &
+	bpid=$!
+	t_check "D: DMA busy" wait_for 100 dma_active
+	sleep 1
+	echo down >$LOOPDBG/link
+	wait_bounded $bpid 20
+	t_check "D: host app ended within 20 s" test $? -ne 137
+	kill $epid 2>/dev/null
+	wait_bounded $epid 10
+	t_check "D: endpoint app ended within 10 s" test $? -ne 137
+	t_check "D: DMA idle after link down" wait_for 50 dma_idle
+	echo 0 >$LOOPDBG/rate_mbps
+	echo up >$LOOPDBG/link
+	t_check "D: host device back" wait_for 100 test -c $HDEV
+	framelink echo -d $EDEV >/tmp/d-echo.log 2>&1 &
+	epid=$!
+	t_check "D: verified round trips after link up" framelink bench -d $HDEV -s 4K,1M -n 50
+	kill $epid 2>/dev/null
+	wait $epid
+fi
+t_check "D: tear down" down
+
+# ---------------------------------------------------------------- E: CPU path, reset bound
+SLOTS=16
+if t_check "E: tegra234 (CPU copies) up" up tegra234 8388608 2 nbufs=16 buf_size=8388608; then
+	framelink recv -d $EDEV -n 0 -t 60000 >/tmp/e-recv.log 2>&1 &
+	rpid=$!
+	sleep 0.5
+	framelink send -d $HDEV -s 8M -n 1000000 -b 16 >/tmp/e-send.log 2>&1 &
+	spid=$!
+	sleep 3
+	dmesg -c >/dev/null
+	t0=$(now_cs)
+	kill -9 $spid
+	wait_bounded $spid 20
+	t1=$(now_cs)
+	ms=$(((t1 - t0) * 10))
+	echo "# host reset (close after SIGKILL) took $ms ms"
+	dmesg | grep framelink | sed 's/^/# /'
+	t_check "E: host app closed within 20 s" test $ms -lt 20000
+	t_check "E: endpoint honoured the reset within the host's 2 s bound" \
+		sh -c "! dmesg | grep -q 'did not reset'"
+	kill $rpid 2>/dev/null
+	wait $rpid
+	framelink recv -d $EDEV -n 8 --verify -t 30000 >/tmp/e-recv.log 2>&1 &
+	rpid=$!
+	sleep 0.5
+	t_check "E: 8 MiB frames after the reset" framelink send -d $HDEV -s 8M -n 8 --verify
+	wait_bounded $rpid 40
+	t_check "E: endpoint verified them" test $? -eq 0
+fi
+t_check "E: tear down" down
