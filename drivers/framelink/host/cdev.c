@@ -193,6 +193,22 @@ static int fl_reap_copy(struct fl_host *host, struct fl_completion __user *up, u
 	return n;
 }
 
+/*
+ * The safety slice ended a REAP wait: if completions are waiting, the interrupt that
+ * should have woken us was lost (the notification protocol failed). Counted, never
+ * hidden: fl_stats.safety_wakeups must stay 0.
+ */
+static void fl_reap_safety_check(struct fl_host *host)
+{
+	mutex_lock(&host->lock);
+	if (host->enabled && !host->dead &&
+	    le32_to_cpu(READ_ONCE(host->status->cq_prod)) != host->cq_cons) {
+		host->stats.safety_wakeups++;
+		dev_dbg_ratelimited(host->dev, "woken by the safety timer with completions waiting\n");
+	}
+	mutex_unlock(&host->lock);
+}
+
 static long fl_ioc_reap(struct fl_host *host, void __user *argp)
 {
 	struct fl_completion __user *up;
@@ -251,6 +267,8 @@ static long fl_ioc_reap(struct fl_host *host, void __user *argp)
 						       slice ? slice : 1);
 		if (ret < 0)
 			return -EINTR;
+		if (!ret && host->irq)
+			fl_reap_safety_check(host);
 	}
 	r.count = n;
 	if (copy_to_user(argp, &r, sizeof(r)))
