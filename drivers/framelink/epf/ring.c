@@ -262,5 +262,6 @@ void fl_ring_abort(struct fl_ep *ep)
 			fl_q_complete(ep, x, FL_Q_TX, -ECANCELED);
 	}
 	fl_q_cancel_submitted(ep);
+	fl_cq_stop(ep);
 	fl_ring_reset(ep);
 }

@@ -22,6 +22,7 @@
 #include <linux/pci.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/framelink.h>
 #include <framelink/compat.h>
 
@@ -119,6 +120,10 @@ struct fl_rx_shadow {
  * @stats: counters (interrupts are in @irqs).
  * @irqs: interrupts taken, counted in the handler without @lock.
  * @wq: REAP and poll() waiters; woken by the interrupt, resets and remove.
+ * @intx_acks: INTx handled and unmasked again, written to fl_bar_doorbell.irq_ack
+ *	(@intx_work only).
+ * @intx_work: unmasks INTx (the handler masked it at the function) one jiffy later and
+ *	acknowledges it.
  */
 struct fl_host {
 	struct kref ref;
@@ -180,6 +185,10 @@ struct fl_host {
 	struct fl_stats stats;
 	atomic64_t irqs;
 	wait_queue_head_t wq;
+
+	/* INTx acknowledge and masking: queue.c fl_q_irq()/fl_q_arm() (issue 8) */
+	u32 intx_acks;
+	struct delayed_work intx_work;
 };
 
 /* main.c */
@@ -212,6 +221,7 @@ int fl_q_reset(struct fl_host *host, int err);
 bool fl_q_idle(struct fl_host *host);
 bool fl_q_can_submit(struct fl_host *host);
 irqreturn_t fl_q_irq(int irq, void *data);
+void fl_q_intx_work(struct work_struct *work);
 
 /* cdev.c */
 int fl_cdev_register(struct fl_host *host);
