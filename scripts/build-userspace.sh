@@ -16,4 +16,5 @@ make -s -C "$top/tools/testing/selftests/framelink" KSFT_DIR="$kdir/tools/testin
 if [ -f "$top/tools/framelink/Makefile" ]; then
 	make -s -C "$top/tools/framelink" CC=$cc LDFLAGS=-static O="$out/bin"
 fi
+make -s -C "$top/tools/framelink-notify" CC=$cc LDFLAGS=-static O="$out/bin"
 echo "userspace: built $(cd "$out/bin" && echo *)"

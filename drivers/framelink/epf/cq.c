@@ -3,17 +3,42 @@
  * framelink-epf: completions into host memory, then the interrupt.
  *
  * The completion ring is host memory at ctrl.cq_addr: struct fl_host_status
- * (cq_prod) then fl_cqe[cq_entries]. Per batch: the entries are written
- * through the outbound window and unmapped (posted writes, visible before
- * anything later), then cq_prod the same way, then - only if the host armed
- * cq_event (FL_F_CQ_EVENT) or did not accept moderation - the interrupt.
+ * (cq_prod) then fl_cqe[cq_entries], mapped once per enable (cqmap.c). Per
+ * batch: the entries, then cq_prod, are stored through that mapping (posted
+ * writes, in order), then - only if the host armed cq_event past the old
+ * cq_prod (FL_F_CQ_EVENT) or did not accept moderation - the interrupt.
+ *
+ * Two orderings cross the link and a local barrier gives neither:
+ *  - data before interrupt: the MSI (a controller register write on
+ *    Tegra234) may reach the host before the posted stores, so cq_prod is
+ *    read back through the window before every raise (fl_cq_signal);
+ *  - the lost wake-up (Dekker across the link): the endpoint stores cq_prod
+ *    then loads cq_event, the host stores cq_event then loads cq_prod; both
+ *    stores are posted, so both loads can see old values and nobody
+ *    interrupts or wakes. Each side flushes its store with a read on the same
+ *    path before its load: the host in fl_q_arm(), the endpoint on its way to
+ *    idle (fl_cq_idle: one read per batch that did not interrupt, not one per
+ *    completion), and the endpoint looks at cq_event again on every idle
+ *    pass, so an arm it missed is answered within one polling interval even
+ *    where a read is no flush (the lab).
+ *
+ * INTx (FL_F_INTX_ACK): the host acknowledges each INTx it handled in
+ * fl_bar_doorbell.irq_ack; the endpoint raises the next INTx only after the
+ * acknowledge (or FL_EP_INTX_ACK_MS without one, for an INTx the host never
+ * saw), so it never keeps a level line asserted for a host that has not run
+ * its handler. The EPC API has no deassert: each raise is the controller's
+ * own pulse (about 1 ms on Tegra234 and Cadence).
  *
  * Copyright (C) 2026 The framelink authors
  */
 
+#include <linux/ktime.h>
 #include <linux/string.h>
 
 #include "epf.h"
+
+/* An INTx without acknowledge for this long was not seen: the next may be raised */
+#define FL_EP_INTX_ACK_MS	100
 
 static const unsigned int fl_irq_types[] = {
 	[FL_IRQ_INTX] = FL_EPC_IRQ_INTX,
@@ -21,9 +46,37 @@ static const unsigned int fl_irq_types[] = {
 	[FL_IRQ_MSIX] = FL_EPC_IRQ_MSIX,
 };
 
+/*
+ * INTx with FL_F_INTX_ACK: true while the last INTx is not acknowledged (the
+ * caller defers this one); otherwise records the raise about to happen.
+ */
+static bool fl_cq_intx_busy(struct fl_ep *ep)
+{
+	u64 now = ktime_get_ns();
+	u32 ack;
+
+	if (ep->irq_type != FL_IRQ_INTX || !(ep->accepted & FL_F_INTX_ACK) ||
+	    ep->state != FL_STATE_READY)
+		return false;
+	ack = le32_to_cpu(READ_ONCE(ep->db->irq_ack));
+	if (ep->intx_out && ack == ep->intx_ack &&
+	    now - ep->intx_t < FL_EP_INTX_ACK_MS * NSEC_PER_MSEC) {
+		ep->intx_wait = true;
+		return true;
+	}
+	ep->intx_out = true;
+	ep->intx_wait = false;
+	ep->intx_ack = ack;
+	ep->intx_t = now;
+	return false;
+}
+
 /**
  * fl_cq_raise() - interrupt the host with the type it enabled, vector 1
  * @ep: the endpoint (engine context, or engine stopped).
+ *
+ * An INTx the host has not acknowledged yet (%FL_F_INTX_ACK) defers this one
+ * until it does (fl_cq_idle()).
  */
 void fl_cq_raise(struct fl_ep *ep)
 {
@@ -32,8 +85,14 @@ void fl_cq_raise(struct fl_ep *ep)
 
 	if (ep->irq_type == FL_IRQ_NONE || ep->irq_type > FL_IRQ_MSIX)
 		return;
+	if (fl_cq_intx_busy(ep))
+		return;
 	ret = pci_epc_raise_irq(ep->epc, epf->func_no, epf->vfunc_no,
 				fl_irq_types[ep->irq_type], FL_EP_IRQ_VECTOR);
+	if (ret == -EIO) {
+		/* The controller is in reset (PERST#): leave it and the window alone */
+		ep->cqm_lost = true;
+	}
 	if (ret)
 		dev_err_ratelimited(ep->dev, "raising irq type %u failed: %d\n",
 				    ep->irq_type, ret);
@@ -71,12 +130,28 @@ int fl_cq_init(struct fl_ep *ep)
 	ep->accepted = le64_to_cpu(c.features);
 	ep->irq_type = le32_to_cpu(c.irq_type);
 
-	ret = fl_win_write(ep, ep->cq_addr, &hs, sizeof(hs));
+	ep->cq_unflushed = false;
+	ep->cq_signalled = 0;
+	ep->intx_out = false;
+	ep->intx_wait = false;
+
+	ret = fl_cqmap_map(ep);
 	if (ret) {
+		dev_err_ratelimited(ep->dev, "cannot map the completion area: %d\n", ret);
 		fl_bar_proto_error(ep, FL_ERR_BAD_CTRL, "completion ring not writable");
 		return -EINVAL;
 	}
+	fl_cqmap_write(ep, 0, &hs, sizeof(hs));
 	return 0;
+}
+
+/**
+ * fl_cq_stop() - the queues stopped: no more completions this session
+ * @ep: the endpoint (engine context, or engine stopped).
+ */
+void fl_cq_stop(struct fl_ep *ep)
+{
+	fl_cqmap_unmap(ep);
 }
 
 static void fl_cqe_fill(struct fl_cqe *e, const struct fl_xfer *x, u16 kind, bool ts)
@@ -106,25 +181,74 @@ static void fl_cq_finish(struct fl_ep *ep, struct fl_xfer *x, u32 queue)
 }
 
 /* Write n entries from cq_batch at ring position cq_prod, then cq_prod */
-static int fl_cq_write(struct fl_ep *ep, u32 n)
+static void fl_cq_write(struct fl_ep *ep, u32 n)
 {
 	u32 pos = fl_ring_slot(ep->cq_prod, ep->cq_entries);
 	u32 first = min(n, ep->cq_entries - pos);
-	u64 ring = ep->cq_addr + FL_HOST_CQ_OFFSET;
 	__le32 prod = cpu_to_le32(ep->cq_prod + n);
-	int ret;
 
-	ret = fl_win_write(ep, ring + (u64)pos * sizeof(struct fl_cqe), ep->cq_batch,
-			   first * sizeof(struct fl_cqe));
-	if (!ret && n > first)
-		ret = fl_win_write(ep, ring, ep->cq_batch + first,
-				   (n - first) * sizeof(struct fl_cqe));
-	if (ret)
-		return ret;
-	/* Entries are visible (unmapped) before the index that publishes them */
+	fl_cqmap_write(ep, FL_HOST_CQ_OFFSET + (size_t)pos * sizeof(struct fl_cqe),
+		       ep->cq_batch, first * sizeof(struct fl_cqe));
+	if (n > first)
+		fl_cqmap_write(ep, FL_HOST_CQ_OFFSET, ep->cq_batch + first,
+			       (n - first) * sizeof(struct fl_cqe));
+	/* Posted writes through one window stay in order: entries before the index */
 	wmb();
-	return fl_win_write(ep, ep->cq_addr + offsetof(struct fl_host_status, cq_prod),
-			    &prod, sizeof(prod));
+	fl_cqmap_write(ep, offsetof(struct fl_host_status, cq_prod), &prod, sizeof(prod));
+}
+
+/* Interrupt with everything published in host memory first */
+static void fl_cq_signal(struct fl_ep *ep)
+{
+	/*
+	 * Read back through the window: the completions are in host memory
+	 * before the interrupt, whatever path the controller sends it on.
+	 */
+	fl_cqmap_flush(ep);
+	ep->cq_unflushed = false;
+	ep->cq_signalled = ep->cq_prod;
+	fl_cq_raise(ep);
+}
+
+/*
+ * Interrupt when the host armed an event index that a published completion
+ * has passed (event in [cq_prod - cq_entries, cq_prod)) and that lies at or
+ * after cq_prod of the last interrupt: an index below it was armed before
+ * the host drained what that interrupt announced, and the host is awake.
+ * Otherwise the batch stays unflushed.
+ */
+static void fl_cq_check_event(struct fl_ep *ep)
+{
+	u32 event = le32_to_cpu(READ_ONCE(ep->db->cq_event));
+
+	if ((u32)(ep->cq_prod - event - 1) < ep->cq_entries &&
+	    fl_ring_used(event, ep->cq_signalled) <= ep->cq_entries)
+		fl_cq_signal(ep);
+	else
+		ep->cq_unflushed = true;
+}
+
+/*
+ * Nothing new to publish: on the way to idle. A batch that did not
+ * interrupt is flushed (cq_prod in host memory) before cq_event is loaded
+ * again, so an arm the host made after our last load is seen; a deferred
+ * INTx goes out once the host acknowledged the last one.
+ */
+static void fl_cq_idle(struct fl_ep *ep)
+{
+	if (ep->intx_wait) {
+		fl_cq_signal(ep);
+		return;
+	}
+	if (!(ep->accepted & FL_F_CQ_EVENT))
+		return;
+	if (ep->cq_unflushed) {
+		fl_cqmap_flush(ep);
+		ep->cq_unflushed = false;
+	}
+	fl_cq_check_event(ep);
+	/* Looked again: stays unflushed only until the next idle pass */
+	ep->cq_unflushed = false;
 }
 
 /**
@@ -138,8 +262,10 @@ bool fl_cq_publish(struct fl_ep *ep)
 	u32 cons = le32_to_cpu(READ_ONCE(ep->db->cq_cons));
 	u32 old = ep->cq_prod, used, room, n = 0;
 	bool ts = ep->accepted & FL_F_TIMESTAMPS;
-	int ret;
 
+	/* The controller is in reset: no store into the window until the next enable */
+	if (ep->cqm_lost || !ep->cqm_va)
+		return false;
 	used = fl_ring_used(old, cons);
 	if (used > ep->cq_entries) {
 		fl_bar_proto_error(ep, FL_ERR_BAD_INDEX, "cq_cons past cq_prod");
@@ -165,22 +291,23 @@ bool fl_cq_publish(struct fl_ep *ep)
 		fl_cqe_fill(&ep->cq_batch[n++], x, FL_CQE_RX, ts);
 		ep->rx_done++;
 	}
-	if (!n)
+	if (!n) {
+		fl_cq_idle(ep);
 		return false;
-
-	ret = fl_cq_write(ep, n);
-	if (ret) {
-		/* Link down is handled by link_down; anything else is a bad address */
-		if (ret != -ENOLINK)
-			fl_bar_proto_error(ep, FL_ERR_BAD_CTRL, "completion ring not writable");
-		return true;
 	}
+
+	fl_cq_write(ep, n);
 	ep->cq_prod = old + n;
 
-	/* cq_prod out before reading the event index the host re-arms after it */
+	if (!(ep->accepted & FL_F_CQ_EVENT)) {
+		fl_cq_signal(ep);
+		return true;
+	}
+	/*
+	 * cq_prod stored before cq_event is loaded (local order only; the store
+	 * may still be on its way: fl_cq_idle() flushes it)
+	 */
 	mb();
-	if (!(ep->accepted & FL_F_CQ_EVENT) ||
-	    fl_need_event(le32_to_cpu(READ_ONCE(ep->db->cq_event)), ep->cq_prod, old))
-		fl_cq_raise(ep);
+	fl_cq_check_event(ep);
 	return true;
 }

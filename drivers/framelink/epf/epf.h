@@ -386,6 +386,23 @@ struct fl_notify_src {
  * @rxx: transfer per rx ring entry.
  * @cq_batch: completions being published.
  *
+ * @cqm_va: the host completion area (cq_addr) through its own window
+ *	region, mapped at enable (cqmap.c); NULL when unmapped (engine private).
+ * @cqm_base: start of that window region (engine private).
+ * @cqm_phys: its controller address (engine private).
+ * @cqm_size: its size (engine private).
+ * @cqm_lost: an EPC operation failed with the controller in reset: do not
+ *	touch the mapping or the controller again this session (engine private).
+ * @cq_unflushed: a batch was published without an interrupt and not yet
+ *	flushed (engine private).
+ * @cq_signalled: cq_prod when the last completion interrupt was raised
+ *	(engine private).
+ * @intx_out: an INTx was raised and the host has not acknowledged it yet
+ *	(%FL_F_INTX_ACK; engine private).
+ * @intx_wait: an INTx is due once the host acknowledges (engine private).
+ * @intx_ack: fl_bar_doorbell.irq_ack when the last INTx was raised.
+ * @intx_t: when the last INTx was raised, ns (engine private).
+ *
  * @q_lock: protects @slot, @posted, @subq, @compq, @post_fifo, @sub_fifo,
  *	@comp_fifo, @openers, @engine_up and @link_epoch.
  * @slot: per-slot owner.
@@ -478,6 +495,19 @@ struct fl_ep {
 	struct fl_xfer *txx;
 	struct fl_xfer *rxx;
 	struct fl_cqe *cq_batch;
+
+	/* completion area mapping and host notification: cq.c, cqmap.c (issue 8) */
+	void __iomem *cqm_va;
+	void __iomem *cqm_base;
+	phys_addr_t cqm_phys;
+	size_t cqm_size;
+	bool cqm_lost;
+	bool cq_unflushed;
+	u32 cq_signalled;
+	bool intx_out;
+	bool intx_wait;
+	u32 intx_ack;
+	u64 intx_t;
 
 	spinlock_t q_lock; /* protects slot states, the app queues, openers, engine_up */
 	struct fl_slot *slot;
@@ -575,6 +605,13 @@ bool fl_ring_abort(struct fl_ep *ep);
 bool fl_cq_publish(struct fl_ep *ep);
 int fl_cq_init(struct fl_ep *ep);
 void fl_cq_raise(struct fl_ep *ep);
+void fl_cq_stop(struct fl_ep *ep);
+
+/* cqmap.c */
+int fl_cqmap_map(struct fl_ep *ep);
+void fl_cqmap_unmap(struct fl_ep *ep);
+void fl_cqmap_write(struct fl_ep *ep, size_t off, const void *src, size_t len);
+u32 fl_cqmap_flush(struct fl_ep *ep);
 
 /* cdev.c */
 int fl_cdev_register(struct fl_ep *ep);

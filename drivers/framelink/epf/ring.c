@@ -288,6 +288,7 @@ bool fl_ring_abort(struct fl_ep *ep)
 	for (; ep->rx_done != ep->rx_cons; ep->rx_done++)
 		fl_ring_cancel(ep, &ep->rxx[fl_ring_slot(ep->rx_done, ep->entries)], FL_Q_TX);
 	fl_q_cancel_submitted(ep);
+	fl_cq_stop(ep);
 	fl_ring_reset(ep);
 	return idle;
 }

@@ -249,6 +249,32 @@ static int fl_reap_out(struct fl_host *host, struct fl_completion __user *up, u3
 	return n;
 }
 
+/*
+ * The safety slice ended a REAP wait with completions waiting in host memory. Either the
+ * interrupt is late (a busy endpoint, a slow VM) or it was lost (the notification protocol
+ * failed): nothing raises a lost one later, since the endpoint interrupts only for an index
+ * the host arms again. Give it one more slice; if none comes, count a lost wake-up. Counted,
+ * never hidden: fl_stats.safety_wakeups must stay 0. A waiter pays the extra slice only
+ * when the protocol already failed or the interrupt is that late.
+ */
+static void fl_reap_safety_check(struct fl_host *host, s64 seen)
+{
+	bool waiting;
+
+	mutex_lock(&host->lock);
+	waiting = host->enabled && !host->dead &&
+		  le32_to_cpu(READ_ONCE(host->status->cq_prod)) != host->cq_cons;
+	mutex_unlock(&host->lock);
+	if (!waiting || wait_event_interruptible_timeout(host->wq, READ_ONCE(host->dead) ||
+							 atomic64_read(&host->irqs) != seen,
+							 HZ / 10))
+		return;
+	mutex_lock(&host->lock);
+	host->stats.safety_wakeups++;
+	mutex_unlock(&host->lock);
+	dev_dbg_ratelimited(host->dev, "woken by the safety timer with completions waiting\n");
+}
+
 static long fl_ioc_reap(struct fl_host *host, void __user *argp)
 {
 	struct fl_completion __user *up;
@@ -313,6 +339,8 @@ static long fl_ioc_reap(struct fl_host *host, void __user *argp)
 						       slice ? slice : 1);
 		if (ret < 0)
 			return -EINTR;
+		if (!ret && host->irq)
+			fl_reap_safety_check(host, seen);
 	}
 	r.count = n;
 	if (copy_to_user(argp, &r, sizeof(r)))

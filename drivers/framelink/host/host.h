@@ -140,6 +140,10 @@ struct fl_rx_shadow {
  * @retry_ms: delay before the next attempt on a stopped queue (backoff); @lock.
  * @live_cons: @cq_cons when the watchdog last looked; @lock.
  * @live_checked: jiffies of the last fl_bar_status read by the liveness checks; @lock.
+ * @intx_acks: INTx handled and unmasked again, written to fl_bar_doorbell.irq_ack
+ *	(@intx_work only).
+ * @intx_work: unmasks INTx (the handler masked it at the function) one jiffy later and
+ *	acknowledges it.
  */
 struct fl_host {
 	struct kref ref;
@@ -216,6 +220,9 @@ struct fl_host {
 	u32 retry_ms;
 	u32 live_cons;
 	unsigned long live_checked;
+	/* INTx acknowledge and masking: queue.c fl_q_irq()/fl_q_arm() (issue 8) */
+	u32 intx_acks;
+	struct delayed_work intx_work;
 };
 
 /* main.c */
@@ -252,6 +259,7 @@ int fl_q_reset(struct fl_host *host, int err);
 bool fl_q_idle(struct fl_host *host);
 bool fl_q_can_submit(struct fl_host *host);
 irqreturn_t fl_q_irq(int irq, void *data);
+void fl_q_intx_work(struct work_struct *work);
 
 /* live.c: liveness and asynchronous resets */
 void fl_live_init(struct fl_host *host);

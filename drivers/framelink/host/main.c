@@ -140,6 +140,8 @@ static void fl_irq_teardown(struct fl_host *host)
 {
 	if (host->irq)
 		free_irq(host->irq, host);
+	/* after free_irq(): nothing queues it again */
+	cancel_delayed_work_sync(&host->intx_work);
 	if (host->irq_type != FL_IRQ_NONE)
 		pci_free_irq_vectors(host->pdev);
 	host->irq = 0;
@@ -163,6 +165,7 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	kref_init(&host->ref);
 	mutex_init(&host->lock);
 	init_waitqueue_head(&host->wq);
+	INIT_DELAYED_WORK(&host->intx_work, fl_q_intx_work);
 	atomic64_set(&host->irqs, 0);
 	atomic_set(&host->openers, 0);
 	fl_live_init(host);

@@ -4,7 +4,7 @@
  * RX: fl_rx_desc entries and rx_prod. Completions: the endpoint writes fl_cqe entries and
  * then cq_prod into host memory; the host copies each entry out once, validates it against
  * what it wrote (shadow rings) and queues an fl_completion for REAP. Only posted writes go
- * to BAR0 here; nothing reads it and nothing allocates.
+ * to BAR0 here, but for the one flushing read in fl_q_arm(); nothing allocates.
  *
  * Interrupt moderation, NAPI style: the interrupt handler only counts and wakes. Draining
  * happens in the consumer (REAP, poll()), which polls host memory while completions flow and
@@ -362,8 +362,41 @@ void fl_q_drain(struct fl_host *host)
 }
 
 /**
+ * fl_q_intx_work() - unmask INTx, which the handler masked at the function, and acknowledge
+ * @work: &fl_host.intx_work.
+ *
+ * Runs one jiffy after the handler. Usually the endpoint's pulse is over (about 1 ms on
+ * Tegra234 and Cadence) and INTx is simply enabled again. A line still asserted (a long
+ * pulse, or an endpoint that never lets go) is unmasked too: the handler then runs once
+ * more and masks again, so a held line costs one handler run per jiffy, not one per return
+ * from the handler. Only then irq_ack tells the endpoint (%FL_F_INTX_ACK) that it may raise
+ * the next INTx: one raised while INTx is still disabled would be lost if it ended first.
+ */
+void fl_q_intx_work(struct work_struct *work)
+{
+	struct fl_host *host = container_of(to_delayed_work(work), struct fl_host, intx_work);
+	u16 cmd;
+
+	if (!pci_check_and_unmask_intx(host->pdev)) {
+		pci_read_config_word(host->pdev, PCI_COMMAND, &cmd);
+		if (cmd & PCI_COMMAND_INTX_DISABLE)
+			pci_write_config_word(host->pdev, PCI_COMMAND,
+					      cmd & ~PCI_COMMAND_INTX_DISABLE);
+	}
+	/* cancelled (synchronously) before the BAR is unmapped: @bar is valid here */
+	if (READ_ONCE(host->features) & FL_F_INTX_ACK)
+		writel(++host->intx_acks, host->bar + FL_DB(irq_ack));
+}
+
+/**
  * fl_q_arm() - ask for an interrupt at the next completion, before sleeping
  * @host: the device; fl_host.lock held.
+ *
+ * The endpoint stores cq_prod and then loads cq_event; we store cq_event and then load
+ * cq_prod. Both stores are posted, so without a flush both loads can see the old value:
+ * the endpoint skips the interrupt and we sleep (a lost wake-up). The read of BAR0 after
+ * the write is that flush: its completion comes back after the write reached the endpoint.
+ * Only here, on the way to sleep, never per completion.
  *
  * Return: true when a completion arrived meanwhile (drain again instead of sleeping).
  */
@@ -373,10 +406,8 @@ bool fl_q_arm(struct fl_host *host)
 	if (host->dead || !host->enabled)
 		return false;
 	writel(host->cq_cons, host->bar + FL_DB(cq_event));
-	/*
-	 * Close the race with an endpoint that published before it saw the new event index:
-	 * look at cq_prod again after the write (virtio's enable_cb_delayed pattern).
-	 */
+	readl(host->bar + FL_DB(cq_event));
+	/* cq_prod is loaded after the flushing read returned (virtio's enable_cb_delayed) */
 	mb();
 	return le32_to_cpu(READ_ONCE(host->status->cq_prod)) != host->cq_cons;
 }
@@ -398,16 +429,25 @@ bool fl_q_idle(struct fl_host *host)
  * @irq: the vector.
  * @data: the struct fl_host.
  *
- * Return: %IRQ_NONE for a shared INTx line with nothing new, else %IRQ_HANDLED.
+ * INTx is a level the endpoint cannot take back early (a raise holds it for the controller's
+ * own time, about 1 ms on Tegra234 and Cadence, or for ever if the endpoint misbehaves), and
+ * a level line runs this handler again after every return while it is asserted. So the
+ * handler masks INTx at the function (INTx Disable, as vfio and uio_pci_generic do) for one
+ * jiffy; fl_q_intx_work() unmasks and then acknowledges in irq_ack (%FL_F_INTX_ACK): the
+ * endpoint raises its next INTx only after that.
+ *
+ * Return: %IRQ_NONE for a shared INTx line whose INTx Status is clear, else %IRQ_HANDLED.
  */
 irqreturn_t fl_q_irq(int irq, void *data)
 {
 	struct fl_host *host = data;
 
-	/* free_irq() runs before the ring area is freed: @status is valid here */
-	if (host->irq_type == FL_IRQ_INTX &&
-	    le32_to_cpu(READ_ONCE(host->status->cq_prod)) == READ_ONCE(host->cq_cons))
-		return IRQ_NONE;
+	if (host->irq_type == FL_IRQ_INTX) {
+		/* not ours (shared line), or already masked by an earlier run */
+		if (!pci_check_and_mask_intx(host->pdev))
+			return IRQ_NONE;
+		schedule_delayed_work(&host->intx_work, msecs_to_jiffies(1));
+	}
 	atomic64_inc(&host->irqs);
 	wake_up_all(&host->wq);
 	return IRQ_HANDLED;
