@@ -876,6 +876,7 @@ static int cmd_bench(struct opts *o)
 	struct fl_dev d, peer;
 	int have_peer = 0, fail = 0, r, nrows = 0, end = 0, ret;
 	struct tally t = { 0 };
+	u64 maxsize = 0;
 	u32 ntx, nrx, i, *rxidx;
 	char sz[32];
 
@@ -883,8 +884,13 @@ static int cmd_bench(struct opts *o)
 		fprintf(stderr, "framelink: bench: -s SIZES and -n COUNT required\n");
 		return 2;
 	}
-	if (open_dev(&d, o->dev, 1))
+	ret = fl_dev_open(&d, o->dev, 1);
+	if (ret) {
+		/* the device can vanish (link down, unbind) before the stream starts */
+		fprintf(stderr, "framelink: %s: %s\n", o->dev, strerror(-ret));
+		tally_print(stdout, "bench", &t, ret);
 		return 1;
+	}
 	if (d.info.nbufs < 2) {
 		fprintf(stderr, "framelink: bench: needs at least 2 buffers\n");
 		return 1;
@@ -898,12 +904,19 @@ static int cmd_bench(struct opts *o)
 	rxidx = calloc(nrx, sizeof(*rxidx));
 	if (!rxidx)
 		return 1;
+	/* poison what the largest frame covers (touching every byte of big buffers is slow) */
+	for (r = 0; r < o->nsizes; r++)
+		maxsize = o->sizes[r] > maxsize ? o->sizes[r] : maxsize;
 	for (i = 0; i < nrx; i++) {
 		rxidx[i] = ntx + i;
-		memset(fl_dev_buf(&d, ntx + i), RX_POISON, d.info.buf_size);
+		memset(fl_dev_buf(&d, ntx + i), RX_POISON,
+		       maxsize < d.info.buf_size ? maxsize : d.info.buf_size);
 	}
-	if (post_all(&d, rxidx, nrx < d.info.rx_depth ? nrx : d.info.rx_depth))
+	ret = post_all(&d, rxidx, nrx < d.info.rx_depth ? nrx : d.info.rx_depth);
+	if (ret) {
+		tally_print(stdout, "bench", &t, ret);
 		return 1;
+	}
 	for (r = 0; r < o->nsizes; r++) {
 		if (o->sizes[r] > d.info.buf_size) {
 			fprintf(stderr, "framelink: bench: size %llu > buffer size %u\n",
