@@ -237,6 +237,7 @@ void loop_debugfs_init(struct pci_epc_loop *loop)
 	loop_rc_debugfs_init(loop, d);
 	loop_win_init(loop, d);
 	loop_nvedma_init(loop, d);
+	loop_hostile_init(loop, d);
 }
 
 /**

@@ -376,6 +376,7 @@ static void loop_win_publish(struct pci_epc_loop *loop)
 
 			if (v == s)
 				continue;
+			loop_hostile_publish(loop, m->pci_addr + i * 8, v, s);
 			mask = loop_win_bytemask(v ^ s);
 			/* Fully ordered cmpxchg: stores land in this order */
 			loop_win_host_store(m, i, v, mask);

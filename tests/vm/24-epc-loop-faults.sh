@@ -61,8 +61,21 @@ echo "# elapsed $((t1 - t0)) cs"
 t_check "faults: setup time holds (>= 0.2 s)" test $((t1 - t0)) -ge 20
 echo 0 >$LOOPDBG/setup_ns
 
-# A hostile host scribbles over BAR1; out-of-range requests are refused.
+# A hostile host scribbles over BAR1; out-of-range requests are refused. The host's view is
+# read without writing it first (pcitest's BAR test writes its pattern before it reads, so it
+# cannot see a corruption): the BAR test leaves its pattern, corrupt_bar changes bytes 0..15
+# and nothing after them.
+pt "faults: BAR1 test writes its pattern" -b 1
+res1=$(echo /sys/bus/pci/drivers/pci-endpoint-test/*/resource1)
+framelink peek $res1 0 32 >/tmp/bar1.before 2>&1
+sed 's/^/# before: /' /tmp/bar1.before
 t_check "faults: corrupt_bar in range" sh -c "echo '1 0 16' >$LOOPDBG/corrupt_bar"
+framelink peek $res1 0 32 >/tmp/bar1.after 2>&1
+sed 's/^/# after:  /' /tmp/bar1.after
+t_check "faults: host reads the corrupted bytes 0..15" \
+	test "$(head -1 /tmp/bar1.after)" != "$(head -1 /tmp/bar1.before)"
+t_check "faults: bytes 16..31 untouched" \
+	test "$(sed -n 2p /tmp/bar1.after)" = "$(sed -n 2p /tmp/bar1.before)"
 t_check "faults: corrupt_bar out of range refused" \
 	sh -c "! echo '1 0 0x100000' >$LOOPDBG/corrupt_bar 2>/dev/null"
 pt "faults: BAR1 test after corruption" -b 1

@@ -7,8 +7,10 @@
  *   framelink send  [-d DEV] -s SIZE -n COUNT [-b BATCH] [--verify]
  *   framelink recv  [-d DEV] [-n COUNT] [-t MS] [--verify]
  *   framelink echo  [-d DEV] [-n COUNT] [-t MS]          (endpoint side)
- *   framelink bench [-d DEV] -s SIZES -n COUNT [-b BATCH] [-p PEERDEV] (host side)
+ *   framelink bench [-d DEV] -s SIZES -n COUNT [-b BATCH] [-p PEERDEV] [-L US] (host side)
  *   framelink check [-d DEV] [-t MS]      (API conformance: documented errors, ownership)
+ *   framelink peek FILE OFFSET LENGTH     (hex dump of an mmap()able file, e.g. a PCI BAR's
+ *                                          sysfs resourceN: the host's view, read only)
  *
  * send/recv --verify use a pattern derived from each frame's cookie, so `send --verify` on
  * one end and `recv --verify` on the other check every byte. echo inverts every received
@@ -17,6 +19,7 @@
  * Exit status: 0 when everything was verified, 1 on any failure, 2 on bad usage.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,6 +47,7 @@ struct opts {
 	int timeout_ms;
 	int verify;
 	int verbose;
+	u64 max_lat_us;
 };
 
 static int stop;
@@ -68,8 +72,9 @@ static void usage(FILE *f)
 		"  send  [-d DEV] -s SIZE -n COUNT [-b BATCH] [--verify]\n"
 		"  recv  [-d DEV] [-n COUNT] [-t MS] [--verify]\n"
 		"  echo  [-d DEV] [-n COUNT] [-t MS]   endpoint: invert + CRC each frame, send it back\n"
-		"  bench [-d DEV] -s SIZE[,SIZE...] -n COUNT [-b BATCH] [-p PEERDEV]\n"
+		"  bench [-d DEV] -s SIZE[,SIZE...] -n COUNT [-b BATCH] [-p PEERDEV] [-L US]\n"
 		"  check [-d DEV] [-t MS]         ioctl error paths and buffer ownership\n"
+		"  peek FILE OFFSET LENGTH        hex dump via mmap() (a BAR's sysfs resourceN)\n"
 		"options:\n"
 		"  -d DEV      device (default %s; echo: %s)\n"
 		"  -s SIZE     frame size, K/M suffixes (bench: comma-separated list)\n"
@@ -78,6 +83,7 @@ static void usage(FILE *f)
 		"  -t MS       recv/echo: give up after MS without a frame (default: recv 10000,\n"
 		"              echo 0 = wait forever)\n"
 		"  -p PEERDEV  bench: the peer's device for its STATS (default %s if present)\n"
+		"  -L US       bench: fail when a frame's round trip took longer than US\n"
 		"  --verify    check every frame's content (send: pattern; recv: check pattern)\n"
 		"  -v          verbose\n",
 		DEFAULT_HOST_DEV, DEFAULT_EP_DEV, DEFAULT_EP_DEV);
@@ -191,6 +197,80 @@ static long check_random(const u8 *p, size_t n, u64 seed)
 	return -1;
 }
 
+/*
+ * Per-errno tally of completion statuses, printed as one line a test script can match:
+ * "status: OK=3 ECANCELED=2" (names, not strerror() texts, so the exact errno is asserted).
+ */
+#define TALLY_SLOTS	8
+
+struct tally {
+	int err[TALLY_SLOTS];	/* 0 = OK, else a positive errno */
+	u64 n[TALLY_SLOTS];
+	u64 other;
+};
+
+static const char *errname(int e)
+{
+	static char buf[16];
+
+	switch (e) {
+	case 0: return "OK";
+	case EIO: return "EIO";
+	case EPROTO: return "EPROTO";
+	case ECANCELED: return "ECANCELED";
+	case ENOLINK: return "ENOLINK";
+	case ENODEV: return "ENODEV";
+	case EMSGSIZE: return "EMSGSIZE";
+	case EINVAL: return "EINVAL";
+	case EBUSY: return "EBUSY";
+	case EAGAIN: return "EAGAIN";
+	case EFAULT: return "EFAULT";
+	case EINTR: return "EINTR";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	}
+	snprintf(buf, sizeof(buf), "E%d", e);
+	return buf;
+}
+
+/* Count one completion status (0 or a negative errno). */
+static void tally_add(struct tally *t, int status)
+{
+	int e = status < 0 ? -status : status;
+
+	for (int i = 0; i < TALLY_SLOTS; i++) {
+		if (t->n[i] && t->err[i] != e)
+			continue;
+		t->err[i] = e;
+		t->n[i]++;
+		return;
+	}
+	t->other++;
+}
+
+static u64 tally_errors(const struct tally *t)
+{
+	u64 sum = t->other;
+
+	for (int i = 0; i < TALLY_SLOTS; i++)
+		if (t->err[i])
+			sum += t->n[i];
+	return sum;
+}
+
+/* "status: OK=5 EPROTO=1" on @f; @end: how the program ended ("" or an errno name). */
+static void tally_print(FILE *f, const char *who, const struct tally *t, int end)
+{
+	fprintf(f, "%s: status:", who);
+	for (int i = 0; i < TALLY_SLOTS; i++)
+		if (t->n[i])
+			fprintf(f, " %s=%llu", errname(t->err[i]), t->n[i]);
+	if (t->other)
+		fprintf(f, " other=%llu", t->other);
+	if (end)
+		fprintf(f, " end=%s", errname(end < 0 ? -end : end));
+	fprintf(f, "\n");
+}
+
 static int open_dev(struct fl_dev *d, const char *path, int map)
 {
 	int ret = fl_dev_open(d, path, map);
@@ -283,7 +363,8 @@ static int cmd_send(struct opts *o)
 	u64 sent = 0, done = 0, t0, bytes = 0;
 	struct freelist fl = { 0 };
 	u64 size = o->sizes[0];
-	int fail = 0, ret, n, i;
+	int fail = 0, ret, n, i, end = 0;
+	struct tally t = { 0 };
 	struct fl_dev d;
 	double secs;
 
@@ -323,6 +404,7 @@ static int cmd_send(struct opts *o)
 				fprintf(stderr, "framelink: SUBMIT entry %u: %s\n", acc,
 					strerror(-ret));
 				fail = 1;
+				end = ret;
 				break;
 			}
 		}
@@ -330,6 +412,7 @@ static int cmd_send(struct opts *o)
 		if (n < 0) {
 			fprintf(stderr, "framelink: REAP: %s\n", strerror(-n));
 			fail = 1;
+			end = n;
 			break;
 		}
 		if (!n) {
@@ -346,6 +429,7 @@ static int cmd_send(struct opts *o)
 			}
 			fl.idx[fl.n++] = c[i].buf;
 			done++;
+			tally_add(&t, c[i].status);
 			if (c[i].status) {
 				fprintf(stderr, "framelink: frame %llu: %s\n",
 					(unsigned long long)c[i].cookie, strerror(-c[i].status));
@@ -358,6 +442,7 @@ static int cmd_send(struct opts *o)
 	secs = (double)(fl_now_ns() - t0) / 1e9;
 	printf("sent %llu frames, %llu bytes in %.3f s: %.3f GB/s (10^9 B/s)\n",
 	       done, bytes, secs, secs > 0 ? (double)bytes / secs / 1e9 : 0.0);
+	tally_print(stdout, "send", &t, end);
 	fl_dev_close(&d);
 	return fail || done < o->count;
 }
@@ -386,8 +471,9 @@ static int cmd_recv(struct opts *o)
 {
 	struct fl_completion *c = calloc(MAX_BATCH, sizeof(*c));
 	u64 got = 0, bytes = 0, t0 = 0;
+	struct tally t = { 0 };
 	u32 *idx, i;
-	int fail = 0, n;
+	int fail = 0, n, end = 0;
 	struct fl_dev d;
 	double secs;
 
@@ -405,6 +491,7 @@ static int cmd_recv(struct opts *o)
 		if (n < 0) {
 			fprintf(stderr, "framelink: REAP: %s\n", strerror(-n));
 			fail = 1;
+			end = n;
 			break;
 		}
 		if (!n) {
@@ -419,6 +506,7 @@ static int cmd_recv(struct opts *o)
 
 			if (x->queue != FL_Q_RX)
 				continue;
+			tally_add(&t, x->status);
 			if (x->status) {
 				fprintf(stderr, "framelink: rx buffer %u: %s\n", x->buf,
 					strerror(-x->status));
@@ -452,6 +540,7 @@ static int cmd_recv(struct opts *o)
 	secs = t0 ? (double)(fl_now_ns() - t0) / 1e9 : 0;
 	printf("received %llu frames, %llu bytes%s\n", got, bytes,
 	       o->verify ? (fail ? ", VERIFY FAILED" : ", all verified") : "");
+	tally_print(stdout, "recv", &t, end);
 	if (secs > 0)
 		printf("%.3f GB/s (10^9 B/s)\n", (double)bytes / secs / 1e9);
 	fl_dev_close(&d);
@@ -484,7 +573,8 @@ static int cmd_echo(struct opts *o)
 	u64 echoed = 0, errors = 0, last = fl_now_ns();
 	u32 crc_acc = 0;
 	struct fl_frame fr;
-	int n, ret, reap_err = 0;
+	int n, ret, reap_err = 0, end = 0, fail = 0;
+	struct tally t = { 0 };
 	struct fl_dev d;
 
 	if (!c || open_dev(&d, o->dev, 1))
@@ -503,13 +593,18 @@ static int cmd_echo(struct opts *o)
 		n = fl_dev_reap(&d, c, MAX_BATCH, 200);
 		if (n == -ENODEV || n == -EBADF || n == -EFAULT || n == -EINVAL) {
 			fprintf(stderr, "framelink: echo: REAP: %s\n", strerror(-n));
+			end = n;
 			break;
 		}
 		if (n < 0) {
 			/* link down and the like: the slots come back failed; keep serving */
-			if (n != -EINTR && n != reap_err)
+			if (n != -EINTR && n != reap_err) {
 				fprintf(stderr, "framelink: echo: REAP: %s (retrying)\n",
 					strerror(-n));
+				/* a transient REAP error is a failure too, remembered by name */
+				tally_add(&t, n);
+				fail = 1;
+			}
 			reap_err = n;
 			usleep(100000);
 			continue;
@@ -524,6 +619,7 @@ static int cmd_echo(struct opts *o)
 		for (int k = 0; k < n; k++) {
 			struct fl_completion *x = &c[k];
 
+			tally_add(&t, x->status);
 			if (x->queue == FL_Q_TX) {
 				if (x->status)
 					errors++;
@@ -545,6 +641,7 @@ static int cmd_echo(struct opts *o)
 			if (ret) {
 				fprintf(stderr, "framelink: echo: SUBMIT slot %u: %s\n", x->buf,
 					strerror(-ret));
+				tally_add(&t, ret);
 				errors++;
 				pending[npending++] = x->buf;
 			}
@@ -553,6 +650,7 @@ static int cmd_echo(struct opts *o)
 			ret = fl_dev_post(&d, pending, npending, &acc);
 			if (ret && ret != -EAGAIN) {
 				fprintf(stderr, "framelink: echo: POST: %s\n", strerror(-ret));
+				end = ret;
 				break;
 			}
 			memmove(pending, pending + acc, (npending - acc) * sizeof(*pending));
@@ -561,8 +659,10 @@ static int cmd_echo(struct opts *o)
 	}
 	fprintf(stderr, "framelink: echo: %llu frames echoed, %llu errors, crc32 xor %08x\n",
 		echoed, errors, crc_acc);
+	tally_print(stderr, "framelink: echo", &t, end);
 	fl_dev_close(&d);
-	return 0;
+	/* a stop by signal is a clean end; an errored frame or a fatal REAP is not */
+	return fail || end || errors || tally_errors(&t) ? 1 : 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -578,30 +678,46 @@ struct bench_row {
 	u64 irqs, peer_irqs, dma, cpu;
 	int peer;
 	u64 bad, stale;
+	struct tally *t;	/* statuses of every completion, all sizes */
 };
 
-/* First byte in [@from, @n) where @rx is not the inverse of @tx, or @n. */
-static size_t first_not_inverted(const u8 *rx, const u8 *tx, size_t from, size_t n)
+/* Byte an RX buffer holds before the endpoint writes it: a missing DMA part shows. */
+#define RX_POISON	0xa5
+
+/* First byte of @rx (@n bytes) that is not the inverse of fill_random(@seed), or @n. */
+static size_t first_not_inverted(const u8 *rx, size_t n, u64 seed)
 {
-	size_t q = from;
+	u64 s = seed * 0x9e3779b97f4a7c15ull + 1, w, a;
+	size_t q, k;
 
-	for (; q + 8 <= n; q += 8) {
-		u64 a, b;
-
-		memcpy(&a, rx + q, 8);
-		memcpy(&b, tx + q, 8);
-		if ((a ^ b) != ~0ull)
-			break;
+	if (!s)
+		s = 1;
+	for (q = 0; q < n; q += 8) {
+		w = ~rnd_next(&s);
+		k = n - q < 8 ? n - q : 8;
+		a = 0;
+		memcpy(&a, rx + q, k);
+		if (memcmp(&a, &w, k))
+			for (size_t j = 0; j < k; j++)
+				if (rx[q + j] != ((u8 *)&w)[j])
+					return q + j;
 	}
-	for (; q < n; q++)
-		if ((rx[q] ^ tx[q]) != 0xff)
-			return q;
 	return n;
+}
+
+/* POST one RX buffer again, poisoned first over @bytes (the size the next frame has). */
+static int repost(struct fl_dev *d, u32 buf, size_t bytes)
+{
+	memset(fl_dev_buf(d, buf), RX_POISON, bytes);
+	return post_all(d, &buf, 1);
 }
 
 /*
  * Cookie of frame F sent from tx buffer B: TAG << 48 | B << 32 | F, TAG random per run so
  * frames still in the peer's pipeline from an earlier stream are recognised and dropped.
+ * Every frame's payload is fill_random(cookie): unique per frame, so an echo of stale data
+ * (a DMA part that never ran over a buffer that held an earlier frame) cannot pass, and RX
+ * buffers are poisoned before every POST.
  */
 static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o, u64 size,
 		     struct bench_row *row)
@@ -617,15 +733,16 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 	u32 *txfree, ntxfree = 0;
 	int ret = 0, n;
 
+	struct tally *t = row->t;
+
 	memset(row, 0, sizeof(*row));
+	row->t = t;
 	row->size = size;
 	txfree = calloc(ntx, sizeof(*txfree));
 	if (!c || !f || !lat || !tsub || !txfree)
 		return -ENOMEM;
-	for (i = 0; i < ntx; i++) {
+	for (i = 0; i < ntx; i++)
 		txfree[ntxfree++] = ntx - 1 - i;
-		fill_random(fl_dev_buf(d, i), size, seed + i);
-	}
 	fl_dev_stats(d, &s0);
 	if (peer)
 		row->peer = !fl_dev_stats(peer, &p0);
@@ -637,10 +754,8 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 		while (sent + k < o->count && ntxfree && k < o->batch) {
 			u32 b = txfree[--ntxfree];
 			u64 cookie = tag << 48 | (u64)b << 32 | (sent + k);
-			u8 *p = fl_dev_buf(d, b);
 
-			/* 8 bytes of cookie, then the buffer's random data */
-			memcpy(p, &cookie, size < 8 ? size : 8);
+			fill_random(fl_dev_buf(d, b), size, cookie);
 			f[k] = (struct fl_frame){ .buf = b, .bytes = (u32)size,
 						  .flags = FL_FRAME_EOF, .cookie = cookie };
 			tsub[sent + k] = fl_now_ns();
@@ -669,6 +784,7 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 			u64 fno = x->cookie & 0xffffffffu;
 			u32 tb = (u32)(x->cookie >> 32) & 0xffff;
 
+			tally_add(row->t, x->status);
 			if (x->queue == FL_Q_TX) {
 				if (x->status) {
 					fprintf(stderr, "framelink: bench: frame %llu tx: %s\n",
@@ -692,30 +808,23 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 					x->cookie, x->bytes);
 				row->bad++;
 			} else {
-				const u8 *rx = fl_dev_buf(d, x->buf), *tx = fl_dev_buf(d, tb);
-				u8 head[8];
-				size_t h = size < 8 ? size : 8, bad = size;
+				size_t bad = first_not_inverted(fl_dev_buf(d, x->buf), size,
+								x->cookie);
 
-				memcpy(head, &x->cookie, 8);
-				for (size_t q = 0; q < h; q++)
-					if ((rx[q] ^ head[q]) != 0xff)
-						bad = q;
-				if (bad == size)
-					bad = first_not_inverted(rx, tx, h, size);
 				if (bad != size) {
 					fprintf(stderr,
-						"framelink: bench: frame %llu (%llu bytes): not inverted at %zu\n",
-						fno, size, bad);
+						"framelink: bench: frame %llu (%llu bytes): not inverted at %zu (%#04x)\n",
+						fno, size, bad,
+						((const u8 *)fl_dev_buf(d, x->buf))[bad]);
 					row->bad++;
 				}
 				lat[back] = x->ts_delivered - tsub[fno];
 				back++;
 				row->bytes += x->bytes;
 			}
-			if (post_all(d, &x->buf, 1)) {
-				ret = -EIO;
+			ret = repost(d, x->buf, size);
+			if (ret)
 				break;
-			}
 		}
 		if (ret)
 			break;
@@ -747,7 +856,7 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 				continue;
 			}
 			back++;
-			if (post_all(d, &c[j].buf, 1))
+			if (repost(d, c[j].buf, size))
 				break;
 		}
 	}
@@ -765,7 +874,9 @@ static int cmd_bench(struct opts *o)
 {
 	struct bench_row rows[MAX_SIZES];
 	struct fl_dev d, peer;
-	int have_peer = 0, fail = 0, r, nrows = 0;
+	int have_peer = 0, fail = 0, r, nrows = 0, end = 0, ret;
+	struct tally t = { 0 };
+	u64 maxsize = 0;
 	u32 ntx, nrx, i, *rxidx;
 	char sz[32];
 
@@ -773,8 +884,13 @@ static int cmd_bench(struct opts *o)
 		fprintf(stderr, "framelink: bench: -s SIZES and -n COUNT required\n");
 		return 2;
 	}
-	if (open_dev(&d, o->dev, 1))
+	ret = fl_dev_open(&d, o->dev, 1);
+	if (ret) {
+		/* the device can vanish (link down, unbind) before the stream starts */
+		fprintf(stderr, "framelink: %s: %s\n", o->dev, strerror(-ret));
+		tally_print(stdout, "bench", &t, ret);
 		return 1;
+	}
 	if (d.info.nbufs < 2) {
 		fprintf(stderr, "framelink: bench: needs at least 2 buffers\n");
 		return 1;
@@ -788,10 +904,19 @@ static int cmd_bench(struct opts *o)
 	rxidx = calloc(nrx, sizeof(*rxidx));
 	if (!rxidx)
 		return 1;
-	for (i = 0; i < nrx; i++)
+	/* poison what the largest frame covers (touching every byte of big buffers is slow) */
+	for (r = 0; r < o->nsizes; r++)
+		maxsize = o->sizes[r] > maxsize ? o->sizes[r] : maxsize;
+	for (i = 0; i < nrx; i++) {
 		rxidx[i] = ntx + i;
-	if (post_all(&d, rxidx, nrx < d.info.rx_depth ? nrx : d.info.rx_depth))
+		memset(fl_dev_buf(&d, ntx + i), RX_POISON,
+		       maxsize < d.info.buf_size ? maxsize : d.info.buf_size);
+	}
+	ret = post_all(&d, rxidx, nrx < d.info.rx_depth ? nrx : d.info.rx_depth);
+	if (ret) {
+		tally_print(stdout, "bench", &t, ret);
 		return 1;
+	}
 	for (r = 0; r < o->nsizes; r++) {
 		if (o->sizes[r] > d.info.buf_size) {
 			fprintf(stderr, "framelink: bench: size %llu > buffer size %u\n",
@@ -799,9 +924,18 @@ static int cmd_bench(struct opts *o)
 			fail = 1;
 			break;
 		}
-		if (bench_one(&d, have_peer ? &peer : NULL, o, o->sizes[r], &rows[nrows++]) ||
-		    rows[r].bad)
+		rows[nrows].t = &t;
+		ret = bench_one(&d, have_peer ? &peer : NULL, o, o->sizes[r], &rows[nrows++]);
+		if (ret && ret != -EINTR)
+			end = ret;
+		if (ret || rows[r].bad)
 			fail = 1;
+		if (o->max_lat_us && rows[r].max > o->max_lat_us * 1000) {
+			fprintf(stderr,
+				"framelink: bench: size %llu: max latency %llu us > %llu us\n",
+				o->sizes[r], rows[r].max / 1000, o->max_lat_us);
+			fail = 1;
+		}
 		if (fail || stopped())
 			break;
 	}
@@ -834,6 +968,7 @@ static int cmd_bench(struct opts *o)
 		if (rows[k].stale)
 			printf("%llu frame(s) of an earlier stream dropped at size %llu\n",
 			       rows[k].stale, rows[k].size);
+	tally_print(stdout, "bench", &t, end);
 	printf("result: %s\n", fail ? "FAIL" : "PASS (all frames verified)");
 	if (have_peer)
 		fl_dev_close(&peer);
@@ -979,6 +1114,43 @@ static int cmd_check(struct opts *o)
 	return check_fail;
 }
 
+/*
+ * Lab helper: what the host reads from a BAR, without writing it first (pcitest's BAR test
+ * writes its pattern before it reads). 32-bit loads, as a driver's readl() would do.
+ */
+static int cmd_peek(int argc, char **argv)
+{
+	u64 off, len, pg = (u64)sysconf(_SC_PAGESIZE), base;
+	const u32 *w;
+	void *p;
+	int fd;
+
+	if (argc != 5 || parse_size(argv[3], &off) || parse_size(argv[4], &len) || !len ||
+	    (off | len) & 3) {
+		fprintf(stderr, "framelink: peek FILE OFFSET LENGTH (multiples of 4)\n");
+		return 2;
+	}
+	fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "framelink: %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	base = off & ~(pg - 1);
+	p = mmap(NULL, off - base + len, PROT_READ, MAP_SHARED, fd, (off_t)base);
+	close(fd);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "framelink: mmap %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	w = (const u32 *)((u8 *)p + (off - base));
+	/* one 32-bit load each, not merged or split by the compiler */
+	for (u64 i = 0; i < len / 4; i++)
+		printf("%08x%s", __atomic_load_n(&w[i], __ATOMIC_RELAXED),
+		       (i % 4 == 3 || i == len / 4 - 1) ? "\n" : " ");
+	munmap(p, off - base + len);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -990,6 +1162,7 @@ int main(int argc, char **argv)
 		{ "peer", required_argument, NULL, 'p' },
 		{ "verify", no_argument, NULL, 'V' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "max-latency-us", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -1008,8 +1181,10 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(cmd, "peek"))
+		return cmd_peek(argc, argv);
 	optind = 2;
-	while ((ch = getopt_long(argc, argv, "d:s:n:b:t:p:vVh", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:s:n:b:t:p:L:vVh", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			o.dev = optarg;
@@ -1036,6 +1211,10 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			o.peer = optarg;
+			break;
+		case 'L':
+			if (parse_size(optarg, &o.max_lat_us))
+				return 2;
 			break;
 		case 'V':
 			o.verify = 1;
