@@ -635,7 +635,7 @@ static void tx_pending(struct __test_metadata *_metadata, struct _test_data_fl *
 	struct fl_completion c;
 
 	ASSERT_EQ(0, fl_submit(&self->host, &f, 1, NULL));
-	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c, NULL, NULL));
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c));
 	ASSERT_EQ(0, fl_post(&self->ep, &c.buf, 1, NULL));
 	ASSERT_EQ(1, poll(&p, 1, FL_TIMEOUT_MS));
 }
@@ -740,9 +740,9 @@ TEST_F(fl, host_poll_without_vector)
 	EXPECT_LT(woke, 3000);
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_EQ(0, WEXITSTATUS(st));
-	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c, NULL, NULL));
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c));
 	ASSERT_EQ(0, fl_post(&self->ep, &c.buf, 1, NULL));
-	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c, NULL, NULL));
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c));
 	ASSERT_EQ(0, c.status);
 }
 
@@ -824,8 +824,8 @@ TEST(host_link_flap_recovers)
 	/* the endpoint app now takes the frame: SUBMIT waits for the reset, then works */
 	ASSERT_EQ(0, fl_post(&ep, &(uint32_t){ 0 }, 1, NULL));
 	ASSERT_EQ(0, fl_submit(&h, &f, 1, NULL));
-	ASSERT_EQ(0, fl_reap_one(&ep, FL_Q_RX, &c, NULL, NULL));
-	ASSERT_EQ(0, fl_reap_one(&h, FL_Q_TX, &c, NULL, NULL));
+	ASSERT_EQ(0, fl_reap_one(&ep, FL_Q_RX, &c));
+	ASSERT_EQ(0, fl_reap_one(&h, FL_Q_TX, &c));
 	ASSERT_EQ(0, c.status);
 	fl_close(&ep);
 	fl_close(&h);
@@ -1090,7 +1090,7 @@ TEST_F(ephard, reap_unwritable_count_keeps_completion)
 	ASSERT_EQ(1, r.count);
 	ASSERT_EQ(FL_Q_RX, c[0].queue);
 	ASSERT_EQ(f.cookie, c[0].cookie);
-	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c[1], NULL, NULL));
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c[1]));
 }
 
 /* Host side of the reopen race: post every receive buffer, reap and re-post until killed. */
