@@ -23,23 +23,27 @@
 #include <linux/platform_device.h>
 
 /*
- * Interrupt types. Since 6.9 pci_alloc_irq_vectors() and pci_epc_raise_irq() share the
- * PCI_IRQ_* flags; before, INTx was PCI_IRQ_LEGACY on the host and the endpoint used
+ * Interrupt types, two separate items. Host: INTx is PCI_IRQ_INTX since 6.8, PCI_IRQ_LEGACY
+ * before. Endpoint: pci_epc_raise_irq() takes the PCI_IRQ_* flags since 6.8, before it took
  * enum pci_epc_irq_type, with other values. FL_EPC_IRQ_TYPE is the type of the interrupt
  * type argument of pci_epc_ops.raise_irq (what a controller implements).
  */
 #ifdef FL_HAVE_PCI_IRQ_INTX
 #define FL_HOST_IRQ_INTX	PCI_IRQ_INTX
-#define FL_EPC_IRQ_TYPE		unsigned int
-#define FL_EPC_IRQ_INTX		PCI_IRQ_INTX
-#define FL_EPC_IRQ_MSI		PCI_IRQ_MSI
-#define FL_EPC_IRQ_MSIX		PCI_IRQ_MSIX
 #else
 #define FL_HOST_IRQ_INTX	PCI_IRQ_LEGACY
+#endif
+
+#ifdef FL_HAVE_EPC_IRQ_TYPE_ENUM
 #define FL_EPC_IRQ_TYPE		enum pci_epc_irq_type
 #define FL_EPC_IRQ_INTX		PCI_EPC_IRQ_LEGACY
 #define FL_EPC_IRQ_MSI		PCI_EPC_IRQ_MSI
 #define FL_EPC_IRQ_MSIX		PCI_EPC_IRQ_MSIX
+#else
+#define FL_EPC_IRQ_TYPE		unsigned int
+#define FL_EPC_IRQ_INTX		PCI_IRQ_INTX
+#define FL_EPC_IRQ_MSI		PCI_IRQ_MSI
+#define FL_EPC_IRQ_MSIX		PCI_IRQ_MSIX
 #endif
 
 /* vm_flags became write-protected behind vm_flags_set() in 6.3. */
@@ -81,11 +85,14 @@ static inline u64 fl_epc_bar_fixed_size(const struct pci_epc_features *f, enum p
 #endif
 }
 
-/* pci_epf_alloc_space() took the alignment before 6.9, the controller's features since. */
+/*
+ * pci_epf_alloc_space() took the alignment before 6.9, the controller's features since
+ * (tested on its own, not inferred from the BAR descriptions of the same release).
+ */
 static inline void *fl_epf_alloc_space(struct pci_epf *epf, size_t size, enum pci_barno bar,
 				       const struct pci_epc_features *f)
 {
-#ifdef FL_HAVE_BAR_DESC
+#ifdef FL_HAVE_ALLOC_SPACE_FEATURES
 	return pci_epf_alloc_space(epf, size, bar, f, PRIMARY_INTERFACE);
 #else
 	return pci_epf_alloc_space(epf, size, bar, f->align, PRIMARY_INTERFACE);
@@ -107,6 +114,141 @@ static inline void *fl_epf_alloc_space(struct pci_epf *epf, size_t size, enum pc
 #endif
 
 /*
+ * ---- Endpoint event callback names, item by item (issue 9 section 1) ----
+ * The driver writes its callbacks in 6.11's shape, as struct fl_epc_event_ops: epc_init,
+ * void epc_deinit, link_up, link_down. Three cases (Documentation/kernel-apis.rst):
+ * - FL_EVENTS_NATIVE: the kernel's struct pci_epc_event_ops has that shape (6.11 and later):
+ *   the driver's ops are the kernel's.
+ * - FL_EVENTS_RENAMED: event ops with other members: core_init (6.4-6.10, NVIDIA's 5.15),
+ *   core_deinit returning int (NVIDIA's 5.15 only), no epc_deinit (6.4-6.10), no link_down
+ *   (NVIDIA's 5.15). Each member is tested on its own and reached through a trampoline.
+ * - neither: no event ops, the notifier block below (before 6.4).
+ */
+#if defined(FL_HAVE_EPC_EVENT_OPS) && defined(FL_HAVE_EVENT_EPC_INIT) && \
+	defined(FL_HAVE_EVENT_EPC_DEINIT) && defined(FL_HAVE_EVENT_LINK_UP) && \
+	defined(FL_HAVE_EVENT_LINK_DOWN)
+#define FL_EVENTS_NATIVE
+#define fl_epc_event_ops pci_epc_event_ops
+#elif defined(FL_HAVE_EPC_EVENT_OPS)
+#define FL_EVENTS_RENAMED
+#else
+/* The notifier block defines struct pci_epc_event_ops in the driver's shape. */
+#define fl_epc_event_ops pci_epc_event_ops
+#endif
+
+#ifdef FL_EVENTS_RENAMED
+#if !defined(FL_HAVE_EVENT_EPC_INIT) && !defined(FL_HAVE_EVENT_CORE_INIT)
+#error "framelink: struct pci_epc_event_ops has neither epc_init nor core_init"
+#endif
+#ifndef FL_HAVE_EVENT_LINK_UP
+#error "framelink: struct pci_epc_event_ops has no link_up (link up only by notifier?)"
+#endif
+
+/**
+ * struct fl_epc_event_ops - the driver's endpoint event callbacks, in 6.11's shape
+ * @epc_init: the controller is initialised (core_init before 6.11)
+ * @epc_deinit: the controller goes away (core_deinit on NVIDIA's 5.15; not called on 6.4-6.10)
+ * @link_up: the link is up
+ * @link_down: the link is down (not called on NVIDIA's 5.15)
+ */
+struct fl_epc_event_ops {
+	int (*epc_init)(struct pci_epf *epf);
+	void (*epc_deinit)(struct pci_epf *epf);
+	int (*link_up)(struct pci_epf *epf);
+	int (*link_down)(struct pci_epf *epf);
+};
+
+/* One EPF driver per module: its ops, set at probe and used in the same file. */
+static const struct fl_epc_event_ops *fl_events_drv __maybe_unused;
+
+static inline int fl_events_init(struct pci_epf *epf)
+{
+	return fl_events_drv->epc_init(epf);
+}
+
+#if defined(FL_HAVE_EVENT_EPC_DEINIT)
+static inline void fl_events_deinit(struct pci_epf *epf)
+{
+	fl_events_drv->epc_deinit(epf);
+}
+#elif defined(FL_HAVE_EVENT_CORE_DEINIT)
+static inline int fl_events_deinit(struct pci_epf *epf)
+{
+	fl_events_drv->epc_deinit(epf);
+	return 0;
+}
+#endif
+
+static inline int fl_events_link_up(struct pci_epf *epf)
+{
+	return fl_events_drv->link_up(epf);
+}
+
+#ifdef FL_HAVE_EVENT_LINK_DOWN
+static inline int fl_events_link_down(struct pci_epf *epf)
+{
+	return fl_events_drv->link_down(epf);
+}
+#endif
+
+static const struct pci_epc_event_ops fl_events_kernel_ops __maybe_unused = {
+#ifdef FL_HAVE_EVENT_EPC_INIT
+	.epc_init	= fl_events_init,
+#else
+	.core_init	= fl_events_init,
+#endif
+#if defined(FL_HAVE_EVENT_EPC_DEINIT)
+	.epc_deinit	= fl_events_deinit,
+#elif defined(FL_HAVE_EVENT_CORE_DEINIT)
+	.core_deinit	= fl_events_deinit,
+#endif
+	.link_up	= fl_events_link_up,
+#ifdef FL_HAVE_EVENT_LINK_DOWN
+	.link_down	= fl_events_link_down,
+#endif
+};
+
+static inline void fl_epf_events_set(struct pci_epf *epf, const struct fl_epc_event_ops *ops)
+{
+	fl_events_drv = ops;
+	epf->event_ops = &fl_events_kernel_ops;
+}
+
+/**
+ * struct fl_epf_events - per-function event state (none needed with event ops)
+ * @unused: keeps the struct non-empty.
+ */
+struct fl_epf_events {
+	int unused;
+};
+
+/*
+ * Before 6.11 the EPC core does not replay a past initialisation at bind: as pci-epf-test
+ * of those kernels, a controller without core_init_notifier (linkup_notifier) gets
+ * epc_init (link_up) from the bind itself.
+ */
+static inline int fl_epf_events_bind(struct fl_epf_events *ev, struct pci_epf *epf,
+				     const struct pci_epc_features *f)
+{
+	int ret;
+
+#ifdef FL_HAVE_CORE_INIT_NOTIFIER
+	if (f->core_init_notifier)
+		return 0;
+#endif
+	ret = fl_events_drv->epc_init(epf);
+	if (ret || f->linkup_notifier)
+		return ret;
+	return fl_events_drv->link_up(epf);
+}
+
+static inline void fl_epf_events_unbind(struct fl_epf_events *ev, struct pci_epf *epf)
+{
+}
+#endif /* FL_EVENTS_RENAMED */
+/* ---- end of the event callback names ---- */
+
+/*
  * Endpoint events: struct pci_epc_event_ops in the EPF since 6.4 (deinit and link down
  * since 6.11), an atomic notifier with CORE_INIT and LINK_UP before (5.10, 5.15, 6.1).
  *
@@ -120,7 +262,7 @@ static inline void *fl_epf_alloc_space(struct pci_epf *epf, size_t size, enum pc
  * (linkup_notifier) gets epc_init (link_up) at bind, from the bind context.
  * On >= 6.4 the EPC core calls the ops itself (with epf->lock held): nothing to do here.
  */
-#ifdef FL_HAVE_EPC_EVENT_OPS
+#if defined(FL_EVENTS_NATIVE)
 /**
  * struct fl_epf_events - per-function state of the pre-6.4 event notifier (none here)
  * @unused: keeps the struct non-empty.
@@ -143,7 +285,7 @@ static inline void fl_epf_events_set(struct pci_epf *epf, const struct pci_epc_e
 {
 	epf->event_ops = ops;
 }
-#else
+#elif !defined(FL_EVENTS_RENAMED)
 #include <linux/bitops.h>
 #include <linux/workqueue.h>
 

@@ -96,7 +96,7 @@ static int fl_epf_link_down(struct pci_epf *epf)
 	return 0;
 }
 
-static const struct pci_epc_event_ops fl_epf_event_ops = {
+static const struct fl_epc_event_ops fl_epf_event_ops = {
 	.epc_init = fl_epf_epc_init,
 	.epc_deinit = fl_epf_epc_deinit,
 	.link_up = fl_epf_link_up,
