@@ -240,16 +240,26 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	/* what a link recovery puts back (BARs, command register, MSI/MSI-X), live.c */
 	pci_save_state(pdev);
 
+	/*
+	 * A framelink endpoint that is slow to answer (its engine starved, or still
+	 * starting) is no reason to give the function up: the queue then starts stopped
+	 * and live.c retries in the background, as after any failed reset.
+	 */
 	mutex_lock(&host->lock);
 	ret = fl_setup_enable(host);
 	mutex_unlock(&host->lock);
 	if (ret)
-		goto free_irq;
+		dev_warn(dev, "queue not enabled at probe (%d): retrying in the background\n",
+			 ret);
 
 	ret = fl_cdev_register(host);
 	if (ret)
 		goto disable;
 	pci_set_drvdata(pdev, host);
+	mutex_lock(&host->lock);
+	if (!host->enabled)
+		fl_live_reset(host, -ECANCELED);
+	mutex_unlock(&host->lock);
 
 	dev_info(dev, "/dev/%s: ABI %u.%u, %u+%u ring entries, %u x %zu byte buffers, max frame %u, %s, features %#llx\n",
 		 host->name, FL_ABI_MAJOR, FL_ABI_MINOR, host->tx_entries, host->rx_entries,
@@ -261,7 +271,6 @@ disable:
 	mutex_lock(&host->lock);
 	fl_setup_disable(host);
 	mutex_unlock(&host->lock);
-free_irq:
 	fl_irq_teardown(host);
 free_cq:
 	/* bus mastering off before the ring it may write goes */
