@@ -28,8 +28,9 @@
  * changed, so no pulse ends unseen while the host has INTx disabled and the
  * line is never asserted again for a host that has not run its handler.
  * An INTx lost anyway (the lab's drop_irq) is recovered when the host arms
- * again (REAP's safety slice), as a lost MSI is. The EPC API has no deassert: each raise is the controller's
- * own pulse (about 1 ms on Tegra234 and Cadence).
+ * again (REAP's safety slice), as a lost MSI is. The EPC API has no
+ * deassert: each raise is the controller's own pulse (about 1 ms on Tegra234
+ * and Cadence).
  *
  * Copyright (C) 2026 The framelink authors
  */
@@ -37,7 +38,6 @@
 #include <linux/string.h>
 
 #include "epf.h"
-
 
 static const unsigned int fl_irq_types[] = {
 	[FL_IRQ_INTX] = FL_EPC_IRQ_INTX,
