@@ -22,23 +22,22 @@
  *    pass, so an arm it missed is answered within one polling interval even
  *    where a read is no flush (the lab).
  *
- * INTx (FL_F_INTX_ACK): the host acknowledges each INTx it handled in
- * fl_bar_doorbell.irq_ack; the endpoint raises the next INTx only after the
- * acknowledge (or FL_EP_INTX_ACK_MS without one, for an INTx the host never
- * saw), so it never keeps a level line asserted for a host that has not run
- * its handler. The EPC API has no deassert: each raise is the controller's
- * own pulse (about 1 ms on Tegra234 and Cadence).
+ * INTx (FL_F_INTX_ACK): the host writes fl_bar_doorbell.irq_ack whenever it
+ * enabled INTx for the next interrupt (after its handler masked it, and
+ * before it sleeps); the endpoint raises the next INTx only after irq_ack
+ * changed, so no pulse ends unseen while the host has INTx disabled and the
+ * line is never asserted again for a host that has not run its handler.
+ * An INTx lost anyway (the lab's drop_irq) is recovered when the host arms
+ * again (REAP's safety slice), as a lost MSI is. The EPC API has no
+ * deassert: each raise is the controller's own pulse (about 1 ms on Tegra234
+ * and Cadence).
  *
  * Copyright (C) 2026 The framelink authors
  */
 
-#include <linux/ktime.h>
 #include <linux/string.h>
 
 #include "epf.h"
-
-/* An INTx without acknowledge for this long was not seen: the next may be raised */
-#define FL_EP_INTX_ACK_MS	100
 
 static const unsigned int fl_irq_types[] = {
 	[FL_IRQ_INTX] = FL_EPC_IRQ_INTX,
@@ -52,22 +51,19 @@ static const unsigned int fl_irq_types[] = {
  */
 static bool fl_cq_intx_busy(struct fl_ep *ep)
 {
-	u64 now = ktime_get_ns();
 	u32 ack;
 
 	if (ep->irq_type != FL_IRQ_INTX || !(ep->accepted & FL_F_INTX_ACK) ||
 	    ep->state != FL_STATE_READY)
 		return false;
 	ack = le32_to_cpu(READ_ONCE(ep->db->irq_ack));
-	if (ep->intx_out && ack == ep->intx_ack &&
-	    now - ep->intx_t < FL_EP_INTX_ACK_MS * NSEC_PER_MSEC) {
+	if (ep->intx_out && ack == ep->intx_ack) {
 		ep->intx_wait = true;
 		return true;
 	}
 	ep->intx_out = true;
 	ep->intx_wait = false;
 	ep->intx_ack = ack;
-	ep->intx_t = now;
 	return false;
 }
 

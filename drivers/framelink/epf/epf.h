@@ -401,7 +401,6 @@ struct fl_notify_src {
  *	(%FL_F_INTX_ACK; engine private).
  * @intx_wait: an INTx is due once the host acknowledges (engine private).
  * @intx_ack: fl_bar_doorbell.irq_ack when the last INTx was raised.
- * @intx_t: when the last INTx was raised, ns (engine private).
  *
  * @q_lock: protects @slot, @posted, @subq, @compq, @post_fifo, @sub_fifo,
  *	@comp_fifo, @openers, @engine_up and @link_epoch.
@@ -507,7 +506,6 @@ struct fl_ep {
 	bool intx_out;
 	bool intx_wait;
 	u32 intx_ack;
-	u64 intx_t;
 
 	spinlock_t q_lock; /* protects slot states, the app queues, openers, engine_up */
 	struct fl_slot *slot;

@@ -140,10 +140,11 @@ struct fl_rx_shadow {
  * @retry_ms: delay before the next attempt on a stopped queue (backoff); @lock.
  * @live_cons: @cq_cons when the watchdog last looked; @lock.
  * @live_checked: jiffies of the last fl_bar_status read by the liveness checks; @lock.
- * @intx_acks: INTx handled and unmasked again, written to fl_bar_doorbell.irq_ack
- *	(@intx_work only).
- * @intx_work: unmasks INTx (the handler masked it at the function) one jiffy later and
- *	acknowledges it.
+ * @intx_masked: the handler masked INTx at the function; set by the handler (INTx is then
+ *	disabled, so it does not run again), cleared under @lock when INTx is enabled again.
+ * @intx_acks: times INTx was enabled for the next interrupt, written to
+ *	fl_bar_doorbell.irq_ack; under @lock.
+ * @intx_work: enables INTx again one jiffy after the handler masked it.
  */
 struct fl_host {
 	struct kref ref;
@@ -221,6 +222,7 @@ struct fl_host {
 	u32 live_cons;
 	unsigned long live_checked;
 	/* INTx acknowledge and masking: queue.c fl_q_irq()/fl_q_arm() (issue 8) */
+	bool intx_masked;
 	u32 intx_acks;
 	struct delayed_work intx_work;
 };

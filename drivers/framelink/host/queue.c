@@ -361,31 +361,51 @@ void fl_q_drain(struct fl_host *host)
 	writel(cons, host->bar + FL_DB(cq_cons));
 }
 
+/*
+ * Enable INTx again (the handler masked it at the function) and tell the endpoint, through
+ * irq_ack (%FL_F_INTX_ACK), that it may raise the next one: only once INTx is enabled, since
+ * an INTx pulse that ends while INTx is disabled is lost. A line still asserted is left
+ * masked unless @force (the work item, at most once per jiffy). fl_host.lock held.
+ */
+static void fl_q_intx_ready(struct fl_host *host, bool force)
+{
+	u16 cmd;
+
+	lockdep_assert_held(&host->lock);
+	if (READ_ONCE(host->intx_masked)) {
+		/* cleared first: the handler may run (and set it) as soon as INTx is enabled */
+		WRITE_ONCE(host->intx_masked, false);
+		if (!pci_check_and_unmask_intx(host->pdev)) {
+			if (!force) {
+				WRITE_ONCE(host->intx_masked, true);
+				return;
+			}
+			pci_read_config_word(host->pdev, PCI_COMMAND, &cmd);
+			pci_write_config_word(host->pdev, PCI_COMMAND,
+					      cmd & ~PCI_COMMAND_INTX_DISABLE);
+		}
+	}
+	if (host->features & FL_F_INTX_ACK)
+		writel(++host->intx_acks, host->bar + FL_DB(irq_ack));
+}
+
 /**
- * fl_q_intx_work() - unmask INTx, which the handler masked at the function, and acknowledge
+ * fl_q_intx_work() - enable INTx again one jiffy after the handler masked it
  * @work: &fl_host.intx_work.
  *
- * Runs one jiffy after the handler. Usually the endpoint's pulse is over (about 1 ms on
- * Tegra234 and Cadence) and INTx is simply enabled again. A line still asserted (a long
- * pulse, or an endpoint that never lets go) is unmasked too: the handler then runs once
- * more and masks again, so a held line costs one handler run per jiffy, not one per return
- * from the handler. Only then irq_ack tells the endpoint (%FL_F_INTX_ACK) that it may raise
- * the next INTx: one raised while INTx is still disabled would be lost if it ended first.
+ * Usually the endpoint's pulse is over (about 1 ms on Tegra234 and Cadence). A line still
+ * asserted (a long pulse, or an endpoint that never lets go) is enabled too: the handler
+ * then runs once more and masks again, so a held line costs one handler run per jiffy, not
+ * one per return from the handler.
  */
 void fl_q_intx_work(struct work_struct *work)
 {
 	struct fl_host *host = container_of(to_delayed_work(work), struct fl_host, intx_work);
-	u16 cmd;
 
-	if (!pci_check_and_unmask_intx(host->pdev)) {
-		pci_read_config_word(host->pdev, PCI_COMMAND, &cmd);
-		if (cmd & PCI_COMMAND_INTX_DISABLE)
-			pci_write_config_word(host->pdev, PCI_COMMAND,
-					      cmd & ~PCI_COMMAND_INTX_DISABLE);
-	}
-	/* cancelled (synchronously) before the BAR is unmapped: @bar is valid here */
-	if (READ_ONCE(host->features) & FL_F_INTX_ACK)
-		writel(++host->intx_acks, host->bar + FL_DB(irq_ack));
+	mutex_lock(&host->lock);
+	if (!host->dead && host->enabled)
+		fl_q_intx_ready(host, true);
+	mutex_unlock(&host->lock);
 }
 
 /**
@@ -405,6 +425,9 @@ bool fl_q_arm(struct fl_host *host)
 	lockdep_assert_held(&host->lock);
 	if (host->dead || !host->enabled)
 		return false;
+	/* listening again before sleeping: INTx enabled (unless still asserted), irq_ack */
+	if (host->irq_type == FL_IRQ_INTX)
+		fl_q_intx_ready(host, false);
 	writel(host->cq_cons, host->bar + FL_DB(cq_event));
 	readl(host->bar + FL_DB(cq_event));
 	/* cq_prod is loaded after the flushing read returned (virtio's enable_cb_delayed) */
@@ -432,9 +455,10 @@ bool fl_q_idle(struct fl_host *host)
  * INTx is a level the endpoint cannot take back early (a raise holds it for the controller's
  * own time, about 1 ms on Tegra234 and Cadence, or for ever if the endpoint misbehaves), and
  * a level line runs this handler again after every return while it is asserted. So the
- * handler masks INTx at the function (INTx Disable, as vfio and uio_pci_generic do) for one
- * jiffy; fl_q_intx_work() unmasks and then acknowledges in irq_ack (%FL_F_INTX_ACK): the
- * endpoint raises its next INTx only after that.
+ * handler masks INTx at the function (INTx Disable, as vfio and uio_pci_generic do); a
+ * consumer about to sleep (fl_q_arm()) or, a jiffy later, fl_q_intx_work() enables it again
+ * and then acknowledges in irq_ack (%FL_F_INTX_ACK): the endpoint raises its next INTx only
+ * after that.
  *
  * Return: %IRQ_NONE for a shared INTx line whose INTx Status is clear, else %IRQ_HANDLED.
  */
@@ -446,6 +470,7 @@ irqreturn_t fl_q_irq(int irq, void *data)
 		/* not ours (shared line), or already masked by an earlier run */
 		if (!pci_check_and_mask_intx(host->pdev))
 			return IRQ_NONE;
+		WRITE_ONCE(host->intx_masked, true);
 		schedule_delayed_work(&host->intx_work, msecs_to_jiffies(1));
 	}
 	atomic64_inc(&host->irqs);

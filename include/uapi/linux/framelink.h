@@ -73,9 +73,9 @@
 #define FL_F_DMA		(1ULL << 1)	/* the endpoint moves frames with its DMA engine */
 #define FL_F_TIMESTAMPS		(1ULL << 2)	/* completions carry endpoint timestamps */
 /*
- * INTx acknowledge (issue 8): the host writes fl_bar_doorbell.irq_ack once it handled an INTx
- * and enabled INTx again; the endpoint raises its next INTx only once irq_ack changed (or
- * after 100 ms without it).
+ * INTx acknowledge (issue 8): the host writes fl_bar_doorbell.irq_ack whenever it enabled INTx
+ * for the next interrupt (after handling one, and before it sleeps); the endpoint raises its
+ * next INTx only once irq_ack changed.
  * A peer that does not know the bit neither offers nor accepts it: the endpoint then raises
  * INTx as before and the host does not write irq_ack.
  */
@@ -178,8 +178,8 @@ struct fl_bar_status {
  * @cq_cons: free-running count of completions the host has consumed.
  * @cq_event: with %FL_F_CQ_EVENT, the endpoint interrupts only when publishing moves
  *	cq_prod past this index (the host re-arms it to cq_cons when it goes idle).
- * @irq_ack: with %FL_F_INTX_ACK, free-running count of INTx interrupts the host has
- *	handled and re-enabled; the endpoint raises its next INTx only after it changed.
+ * @irq_ack: with %FL_F_INTX_ACK, free-running count of the times the host enabled INTx
+ *	for the next interrupt; the endpoint raises its next INTx only after it changed.
  * @reserved: zero.
  */
 struct fl_bar_doorbell {
