@@ -43,24 +43,24 @@ fl_down() {
 # see framelink.c) names at least one error, no errno outside ALLOWED (a |-list), and ends
 # with END ("-": no end error). The exact errnos the ABI documents, not "any failure".
 errnos() {
-	line=$(grep "^$2: status:" $1 | tail -1)
-	echo "# $line"
-	[ -n "$line" ] || return 1
-	seen=0
-	for tok in ${line#*status:}; do
-		name=${tok%%=*}
-		case "$name" in
+	local _line _tok _nm _seen=0
+	_line=$(grep "^$2: status:" $1 | tail -1)
+	echo "# $_line"
+	[ -n "$_line" ] || return 1
+	for _tok in ${_line#*status:}; do
+		_nm=${_tok%%=*}
+		case "$_nm" in
 		OK) ;;
-		end) [ "${tok#end=}" = "$4" ] || return 1 ;;
+		end) [ "${_tok#end=}" = "$4" ] || return 1 ;;
 		*)
-			echo "|$3|" | grep -q "|$name|" || return 1
-			seen=1
+			echo "|$3|" | grep -q "|$_nm|" || return 1
+			_seen=1
 			;;
 		esac
 	done
-	[ "$4" = - ] && echo "$line" | grep -q " end=" && return 1
-	[ "$4" != - ] && ! echo "$line" | grep -q " end=" && return 1
-	[ $seen = 1 ] || [ "$4" != - ]
+	[ "$4" = - ] && echo "$_line" | grep -q " end=" && return 1
+	[ "$4" != - ] && ! echo "$_line" | grep -q " end=" && return 1
+	[ $_seen = 1 ] || [ "$4" != - ]
 }
 
 # ep_errnos NAME FILE ALLOWED END: errnos for the endpoint's echo. A frame whose CPU copy
