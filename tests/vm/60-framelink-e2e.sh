@@ -3,7 +3,8 @@
 # The driver pair end to end on the loopback link, on the pci-epc-loop profiles tegra234 (CPU
 # copies: no dmaengine channels), tegra234-edma (2 read, 4 write channels) and generic: the
 # kselftest (both ends driven by one process), then a stream interrupted by a link down and
-# by unbinding the endpoint function: the apps get errors, nothing hangs, no splat, and
+# by unbinding the endpoint function: the apps get exactly the errnos the ABI documents
+# (ECANCELED for frames in flight, ENOLINK / ENODEV from REAP), nothing hangs, no splat, and
 # streaming works again after the link comes back. PAIRS (endpoint:root profiles) and
 # RESUME_XFAIL are set by 61-framelink-j784s4.sh, which runs the same cases under the J784S4 root.
 . /tests/lib.sh
@@ -38,24 +39,95 @@ fl_down() {
 	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
 }
 
-# stream_cut NAME CUT RESTORE: echo on the endpoint, a long bench on the host, then CUT; the
-# bench must end with an error within 20 s; after RESTORE a short bench passes again.
+# errnos FILE WHO ALLOWED END: the app's tally line ("WHO: status: OK=n ECANCELED=m end=ENODEV",
+# see framelink.c) names at least one error, no errno outside ALLOWED (a |-list), and ends
+# with END ("-": no end error). The exact errnos the ABI documents, not "any failure".
+errnos() {
+	local _line _tok _nm _seen=0
+	_line=$(grep "^$2: status:" $1 | tail -1)
+	echo "# $_line"
+	[ -n "$_line" ] || return 1
+	for _tok in ${_line#*status:}; do
+		_nm=${_tok%%=*}
+		case "$_nm" in
+		OK) ;;
+		end) [ "${_tok#end=}" = "$4" ] || return 1 ;;
+		*)
+			echo "|$3|" | grep -q "|$_nm|" || return 1
+			_seen=1
+			;;
+		esac
+	done
+	[ "$4" = - ] && echo "$_line" | grep -q " end=" && return 1
+	[ "$4" != - ] && ! echo "$_line" | grep -q " end=" && return 1
+	[ $_seen = 1 ] || [ "$4" != - ]
+}
+
+# ep_errnos NAME FILE ALLOWED END: errnos for the endpoint's echo. A frame whose CPU copy
+# the link loss cuts completes EIO on the endpoint, not ECANCELED as the ABI says for frames
+# in flight at a link down (issue 8 item 4 owns the abort status); it happens only when the
+# cut lands inside a copy, so it is a TODO when seen, never an expected failure that a
+# lucky run would turn into an unexpected pass.
+ep_errnos() {
+	if errnos $2 "framelink: echo" "$3" "$4" >/tmp/ep_errnos.out 2>&1; then
+		t_ok "$1"
+	elif errnos $2 "framelink: echo" "$3|EIO" "$4" >/dev/null 2>&1; then
+		sed 's/^/# /' /tmp/ep_errnos.out
+		echo "not ok - $1 # TODO issue 8 item 4: a CPU copy cut by the link loss completes EIO"
+	else
+		sed 's/^/# /' /tmp/ep_errnos.out
+		t_fail "$1" "errnos $2"
+	fi
+}
+
+# host_check NAME CMD...: t_check, or t_xfail with $RESUME_XFAIL's reason on a root without
+# hot-plug (the host does not notice a link loss there: issue 8 item 2)
+host_check() {
+	if [ -n "$RESUME_XFAIL" ]; then
+		_n=$1
+		shift
+		t_xfail "$_n" "$RESUME_XFAIL" "$@"
+	else
+		t_check "$@"
+	fi
+}
+
+# stream_cut NAME CUT RESTORE EP_ALLOWED EP_END: echo on the endpoint, a long bench on the
+# host, then CUT; the bench must end within 20 s with its frames failed ECANCELED and REAP
+# ENODEV (the function is removed); the endpoint's echo reports EP_ALLOWED errnos and ends
+# with EP_END (ENODEV after an unbind: it exits by itself; "-": it runs until SIGTERM) and
+# exits non-zero; after RESTORE a short bench passes again.
 stream_cut() {
 	name=$1
 	framelink echo -d $EDEV >/tmp/echo.out 2>&1 &
 	echo_pid=$!
+	rx0=$(hstat rx_frames)
 	framelink bench -d $HDEV -s 64K -n 1000000 >/tmp/bench.out 2>&1 &
 	bench_pid=$!
-	sleep 2
-	t_check "$name: stream running" alive $bench_pid
+	# cut a stream that runs: frames have come back, not just a process that started
+	t_check "$name: stream running" wait_for 200 streaming $bench_pid $((rx0 + 8))
+	sleep 1
 	$2
 	wait_bounded $bench_pid 20
 	rc=$?
 	t_check "$name: the host app ended within 20 s" test $rc -ne 137
-	t_check "$name: the host app got an error, not success" test $rc -ne 0
-	kill $echo_pid
-	wait_bounded $echo_pid 10
-	t_check "$name: endpoint app exits on SIGTERM within 10 s" test $? -ne 137
+	tail -3 /tmp/bench.out | sed 's/^/# bench: /'
+	t_check "$name: the host app got an error, not success" test $rc -eq 1
+	host_check "$name: host frames ECANCELED, then REAP ENODEV" errnos /tmp/bench.out bench \
+		ECANCELED ENODEV
+	if [ "$5" != - ]; then
+		wait_bounded $echo_pid 10
+		erc=$?
+		t_check "$name: endpoint app ended by itself within 10 s" test $erc -ne 137
+	else
+		kill $echo_pid
+		wait_bounded $echo_pid 10
+		erc=$?
+		t_check "$name: endpoint app exits on SIGTERM within 10 s" test $erc -ne 137
+	fi
+	tail -2 /tmp/echo.out | sed 's/^/# echo: /'
+	t_check "$name: endpoint app exit status says it failed" test $erc -eq 1
+	ep_errnos "$name: endpoint app saw exactly $4${5:+, end $5}" /tmp/echo.out "$4" "$5"
 	t_check "$name: link back" $3
 	framelink echo -d $EDEV >/tmp/echo.out 2>&1 &
 	echo_pid=$!
@@ -70,6 +142,12 @@ stream_cut() {
 }
 
 link_cut() { echo down >$LOOPDBG/link; }
+
+# hstat NAME: one host STATS counter, read through `framelink stats`
+hstat() { framelink stats -d $HDEV | awk -v k="$1:" '$1 == k { print $2 }'; }
+
+# streaming PID N: PID runs and the host has received more than N frames
+streaming() { alive $1 && [ "$(hstat rx_frames)" -gt $2 ]; }
 link_back() { echo up >$LOOPDBG/link && wait_for 100 test -c $HDEV; }
 
 # PAIRS: endpoint profile:root profile (61-framelink-j784s4.sh sets its own)
@@ -82,7 +160,7 @@ for pair in ${PAIRS:-tegra234:generic-rc tegra234-edma:generic-rc generic:generi
 		continue
 	fi
 	t_run_tap "kselftest.$p" framelink_test
-	stream_cut "$p: link down mid-stream" link_cut link_back
-	stream_cut "$p: EPF unbound mid-stream" fl_unbind fl_bind
+	stream_cut "$p: link down mid-stream" link_cut link_back "ECANCELED|ENOLINK" -
+	stream_cut "$p: EPF unbound mid-stream" fl_unbind fl_bind "ECANCELED|ENOLINK" ENODEV
 	t_check "$p: tear down and unload" fl_down
 done
