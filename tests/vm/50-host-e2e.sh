@@ -107,7 +107,7 @@ show "e2e: host STATS" framelink stats -d $HDEV
 
 # The interrupt path carries the completions, not the 100 ms REAP safety slice: interrupts are
 # taken, no wait ends by the safety timer with completions waiting (safety_wakeups, counted
-# by framelink-host once issue 8 item 1 lands; 0 until then), and no frame stalls (10 s is a
+# by framelink-host's REAP/poll wait, issue 8 item 1), and no frame stalls (10 s is a
 # stall bound, not a latency target: with frames queued a TCG round trip on a loaded 2-core
 # machine took up to 2 s, measured).
 i0=$(hstat interrupts)
@@ -123,8 +123,7 @@ i0=$(hstat interrupts)
 show "e2e: bench 4K with the interrupt path dead (safety slice only)" \
 	framelink bench -d $HDEV -s 4K -n 20
 t_check "e2e: dead interrupt path: no interrupt taken" test "$(hstat interrupts)" -eq "$i0"
-t_xfail "e2e: dead interrupt path: safety_wakeups counts it" \
-	"issue 8 item 1: framelink-host does not count safety_wakeups yet" \
+t_check "e2e: dead interrupt path: safety_wakeups counts it" \
 	test "$(hstat safety_wakeups)" -gt "$w0"
 echo 0 >$LOOPDBG/drop_irq
 
