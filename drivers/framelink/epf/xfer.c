@@ -216,8 +216,13 @@ static struct fl_dma_chan *fl_dma_chan_at(struct fl_ep *ep, u32 i)
  */
 static bool fl_dma_chan_idle(struct fl_dma_chan *dc)
 {
-	return !dc->last_cookie ||
-	       dmaengine_tx_status(dc->chan, dc->last_cookie, NULL) == DMA_COMPLETE;
+	enum dma_status st;
+
+	if (!dc->last_cookie)
+		return true;
+	st = dmaengine_tx_status(dc->chan, dc->last_cookie, NULL);
+	/* DMA_ERROR is finished too (engines that keep the error, unlike dw-edma) */
+	return st == DMA_COMPLETE || st == DMA_ERROR;
 }
 
 /* @dc is proven idle: wait for callbacks in flight, then every context is free */
