@@ -18,6 +18,13 @@
  * - posted_ns delays a cut's publication: it becomes visible to the host no
  *   earlier than posted_ns after the worker took it. While a cut waits, no
  *   new cut is taken, which keeps the writes in order;
+ * - publication order: the EPF's stores within one cut cannot be told apart
+ *   in time, yet the host may read while a cut is being stored. A cut is
+ *   stored highest address first, which is program order for a producer that
+ *   fills entries above the index that publishes them (framelink's completion
+ *   area: cq_prod at +0, entries from +64), so such a host never sees the
+ *   index before the data, as it would not on PCIe. A driver whose index lies
+ *   above its data would see it early here: a false hazard the lab documents;
  * - flush points publish at once: unmap_addr, and raise_irq (the MSI
  *   ordering point) unless msi_overtake is set. A link down discards what
  *   was not published, as a link loss loses posted writes in flight.
@@ -371,7 +378,8 @@ static void loop_win_publish(struct pci_epc_loop *loop)
 	size_t i;
 
 	list_for_each_entry(m, &loop->win_maps, node) {
-		for (i = m->dlo; i < m->dhi; i++) {
+		/* Highest address first: see "publication order" at the top of this file */
+		for (i = m->dhi; i-- > m->dlo;) {
 			u64 v = m->stage[i], s = m->shadow[i], mask;
 
 			if (v == s)
