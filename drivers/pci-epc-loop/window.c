@@ -14,7 +14,8 @@
  *   so reads through the window see host memory;
  * - EPF writes are taken as a consistent cut (the changed words are read
  *   again until two reads agree), so a later write is never published before
- *   an earlier one that the cut missed;
+ *   an earlier one that the cut missed; a pass that cannot scan everything
+ *   covers whole mappings, so the cut is consistent within each mapping;
  * - posted_ns delays a cut's publication: it becomes visible to the host no
  *   earlier than posted_ns after the worker took it. While a cut waits, no
  *   new cut is taken, which keeps the writes in order;
@@ -370,7 +371,7 @@ static void loop_win_settle(struct pci_epc_loop *loop, size_t start, size_t n)
 	loop_win_stat_add(loop, LOOP_WIN_UNSETTLED, 1);
 }
 
-/* Make the staged cut visible to the host, in address order */
+/* Make the staged cut visible to the host, highest address first */
 static void loop_win_publish(struct pci_epc_loop *loop)
 {
 	struct loop_win_map *m;
@@ -422,6 +423,37 @@ enum loop_win_pass {
 	LOOP_WIN_PASS_ACTIVE,	/* something moved or a cut waits */
 };
 
+/*
+ * Widen a partial pass to whole mappings: a cut holds a write with every
+ * write before it only within the words it covers, so a pass that ended
+ * between a producer's entries and its index (one mapping) could publish the
+ * index alone.
+ */
+static void loop_win_whole_maps(struct pci_epc_loop *loop, size_t *start,
+				size_t *n)
+{
+	size_t base = 0, lo = 0, hi = 0;
+	struct loop_win_map *m;
+	bool in = false;
+
+	list_for_each_entry(m, &loop->win_maps, node) {
+		size_t end = base + m->nwords;
+
+		if (!in && *start < end) {
+			in = true;
+			lo = base;
+		}
+		if (in) {
+			hi = end;
+			if (hi - lo >= *n)
+				break;
+		}
+		base = end;
+	}
+	*start = lo;
+	*n = hi - lo;
+}
+
 /* One worker pass */
 static enum loop_win_pass loop_win_tick(struct pci_epc_loop *loop)
 {
@@ -458,6 +490,7 @@ static enum loop_win_pass loop_win_tick(struct pci_epc_loop *loop)
 		n = total;
 	} else {
 		start = loop->win_cursor % total;
+		loop_win_whole_maps(loop, &start, &n);
 		loop_win_stat_add(loop, LOOP_WIN_PARTIAL, 1);
 	}
 
