@@ -94,7 +94,8 @@ host_check() {
 
 # stream_cut NAME CUT RESTORE EP_ALLOWED EP_END: echo on the endpoint, a long bench on the
 # host, then CUT; the bench must end within 20 s with its frames failed ECANCELED and REAP
-# ENODEV (the function is removed); the endpoint's echo reports EP_ALLOWED errnos and ends
+# $host_end (ENODEV: the function is removed; ENOLINK on a root that keeps it); the
+# endpoint's echo reports EP_ALLOWED errnos and ends
 # with EP_END (ENODEV after an unbind: it exits by itself; "-": it runs until SIGTERM) and
 # exits non-zero; after RESTORE a short bench passes again.
 stream_cut() {
@@ -113,8 +114,8 @@ stream_cut() {
 	t_check "$name: the host app ended within 20 s" test $rc -ne 137
 	tail -3 /tmp/bench.out | sed 's/^/# bench: /'
 	t_check "$name: the host app got an error, not success" test $rc -eq 1
-	host_check "$name: host frames ECANCELED, then REAP ENODEV" errnos /tmp/bench.out bench \
-		ECANCELED ENODEV
+	host_check "$name: host frames ECANCELED, then REAP $host_end" errnos /tmp/bench.out \
+		bench ECANCELED $host_end
 	if [ "$5" != - ]; then
 		wait_bounded $echo_pid 10
 		erc=$?
@@ -155,6 +156,10 @@ for pair in ${PAIRS:-tegra234:generic-rc tegra234-edma:generic-rc generic:generi
 	p=${pair%%:*}
 	rc=${pair#*:}
 	[ "$rc" = generic-rc ] || p=$p+$rc
+	# a root with hot-plug removes the function (REAP ENODEV); the J784S4 keeps it and the
+	# host's queue stays stopped while the endpoint is gone (REAP ENOLINK: issue 8 item 2)
+	host_end=ENODEV
+	[ "$rc" = j784s4 ] && host_end=ENOLINK
 	if ! t_check "$p: loop, framelink-epf, framelink-host up" fl_up ${pair%%:*} $rc; then
 		fl_down >/dev/null 2>&1
 		continue
