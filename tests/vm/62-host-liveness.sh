@@ -49,9 +49,9 @@ if t_check "j784s4: loop, framelink-epf, framelink-host up" up; then
 	FL_LINK_KNOB=$LOOPDBG/link t_run_tap "kselftest.live.j784s4" framelink_test
 	t_check "j784s4: link is up after the kselftest" sh -c "grep -q up $LOOPDBG/link"
 
-	# a non-zero reserved word in fl_bar_status: the host refuses the enable (item 14)
-	FL_CORRUPT_KNOB=$LOOPDBG/corrupt_bar t_run_tap "kselftest.reserved.j784s4" \
-		framelink_test -t host_refuses_reserved_status
+	# a stray host write to a reserved status word: the endpoint heals it (items 14, 16)
+	FL_CORRUPT_KNOB=$LOOPDBG/corrupt_bar t_run_tap "kselftest.statusheal.j784s4" \
+		framelink_test -t stray_status_write_heals
 
 	# the endpoint restarts (function unbound and bound again, which also clears BAR0)
 	# while the host is idle: the host device stays, the next SUBMIT finds a stopped

@@ -883,18 +883,21 @@ TEST(host_open_not_blocked_by_reset)
 }
 
 /*
- * 14: a non-zero reserved word in fl_bar_status (a later minor ABI may use it) makes the
- * host refuse the enable instead of ignoring it. FL_CORRUPT_KNOB names pci-epc-loop's
- * debugfs corrupt_bar ("BAR OFFSET LENGTH", random bytes); run alone (-t), the endpoint
- * function is rebound afterwards (tests/vm/62), which clears BAR0.
+ * 14 and 16: a stray host write to a reserved word of fl_bar_status never wedges the pair:
+ * the endpoint finds its status block altered and rewrites it (status_repairs), so the
+ * host's next enable reads a clean block and the queue runs. (The host's own refusal of a
+ * non-zero reserved status word answers a hostile endpoint, which pci-epc-loop does not
+ * play for the status block.) FL_CORRUPT_KNOB names pci-epc-loop's debugfs corrupt_bar
+ * ("BAR OFFSET LENGTH", random bytes); run alone (-t), the endpoint function is rebound
+ * afterwards (tests/vm/62).
  */
-TEST(host_refuses_reserved_status)
+TEST(stray_status_write_heals)
 {
 	const char *knob = getenv("FL_CORRUPT_KNOB");
 	struct fl_frame f = { .buf = 0, .bytes = 512, .flags = FL_FRAME_EOF };
 	struct fl_end h = { .fd = -1 }, ep = { .fd = -1 };
-	struct fl_stats st;
-	uint64_t perr;
+	struct fl_stats st, est;
+	uint64_t repairs;
 	char cmd[64];
 	int ret;
 
@@ -902,21 +905,22 @@ TEST(host_refuses_reserved_status)
 		SKIP(return, "FL_CORRUPT_KNOB not set");
 	ASSERT_EQ(0, fl_open(&ep, "FL_EP_DEV", "/dev/framelink-ep0"));
 	ASSERT_EQ(0, fl_open(&h, "FL_HOST_DEV", "/dev/framelink0"));
-	ASSERT_EQ(0, ioctl(h.fd, FL_IOC_STATS, &st));
-	perr = st.protocol_errors;
+	ASSERT_EQ(0, ioctl(ep.fd, FL_IOC_STATS, &est));
+	repairs = est.status_repairs;
 	/* the endpoint app posted no slot: the frame stays outstanding */
 	ASSERT_EQ(0, fl_submit(&h, &f, 1, NULL));
 	snprintf(cmd, sizeof(cmd), "0 %u 4", (unsigned int)(FL_BAR_STATUS_OFFSET +
 		 offsetof(struct fl_bar_status, reserved)));
 	ASSERT_EQ(0, link_set(knob, cmd));
-	fl_close(&h);	/* the last close resets the queue: the enable sees the word */
+	fl_close(&h);	/* the last close resets the queue: the enable reads the block */
 	ASSERT_EQ(0, fl_open(&h, "FL_HOST_DEV", "/dev/framelink0"));
 	ret = fl_submit(&h, &f, 1, NULL);
 	ASSERT_EQ(0, ioctl(h.fd, FL_IOC_STATS, &st));
-	TH_LOG("SUBMIT after the corruption: %d; protocol_errors %llu -> %llu", ret,
-	       (unsigned long long)perr, (unsigned long long)st.protocol_errors);
-	EXPECT_EQ(-EIO, ret);
-	EXPECT_LT(perr, st.protocol_errors);
+	ASSERT_EQ(0, ioctl(ep.fd, FL_IOC_STATS, &est));
+	TH_LOG("SUBMIT after the corruption: %d; endpoint status_repairs %llu -> %llu", ret,
+	       (unsigned long long)repairs, (unsigned long long)est.status_repairs);
+	EXPECT_EQ(0, ret);
+	EXPECT_LT(repairs, est.status_repairs);
 	fl_close(&h);
 	fl_close(&ep);
 }
