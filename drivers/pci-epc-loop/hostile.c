@@ -91,18 +91,6 @@ static bool loop_hostile_ring(struct pci_epc_loop *loop, u64 *cq_addr,
 	return ok;
 }
 
-/* 0xff in every byte of @x that is not zero */
-static u64 loop_hostile_bytemask(u64 x)
-{
-	u64 m = 0;
-	int k;
-
-	for (k = 0; k < 64; k += 8)
-		if ((x >> k) & 0xff)
-			m |= 0xffULL << k;
-	return m;
-}
-
 /* Corrupt the entries [@old, @new) in host memory; h->lock held */
 static void loop_hostile_entries(struct pci_epc_loop *loop,
 				 struct loop_hostile *h, u64 cq_addr,
@@ -176,7 +164,7 @@ void loop_hostile_publish(struct pci_epc_loop *loop, u64 pci_addr, u64 v, u64 s)
 	spin_lock(&h->lock);
 	if (h->prod)
 		loop_hostile_prod(loop, h, cq_addr,
-				  (u32)(loop_hostile_bytemask(v ^ s) >> sh));
+				  (u32)(loop_win_bytemask(v ^ s) >> sh));
 	else if (h->left)
 		loop_hostile_entries(loop, h, cq_addr, cq_entries, old, new);
 	spin_unlock(&h->lock);

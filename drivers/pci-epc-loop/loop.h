@@ -491,6 +491,7 @@ void *loop_phys_to_virt(struct pci_epc_loop *loop, u64 addr, size_t size);
 extern struct pci_epc_ops loop_epc_ops;
 void loop_epc_ops_init(void);
 void loop_win_flush_all(struct pci_epc_loop *loop);
+u64 loop_win_bytemask(u64 x);
 void loop_win_drop_all(struct pci_epc_loop *loop);
 
 /* cfg.c */

@@ -151,8 +151,13 @@ static void loop_win_stat_max(struct pci_epc_loop *loop, enum loop_win_stat s,
 	loop->win_stat[s] = max(loop->win_stat[s], v);
 }
 
-/* 0xff in every byte of @x that is not zero */
-static u64 loop_win_bytemask(u64 x)
+/**
+ * loop_win_bytemask() - 0xff in every byte of @x that is not zero
+ * @x: a word of changed bits (old ^ new).
+ *
+ * Return: the mask of the bytes that changed.
+ */
+u64 loop_win_bytemask(u64 x)
 {
 	u64 m = 0;
 	int k;
