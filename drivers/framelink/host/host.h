@@ -140,6 +140,9 @@ struct fl_rx_shadow {
  * @retry_ms: delay before the next attempt on a stopped queue (backoff); @lock.
  * @live_cons: @cq_cons when the watchdog last looked; @lock.
  * @live_checked: jiffies of the last fl_bar_status read by the liveness checks; @lock.
+ * @intx_lock: orders the handler's masking against enabling INTx and writing irq_ack, so
+ *	an acknowledge is never written while a handler is between masking INTx and setting
+ *	@intx_masked (the endpoint's next pulse would end while INTx is disabled: lost).
  * @intx_masked: the handler masked INTx at the function; set by the handler (INTx is then
  *	disabled, so it does not run again), cleared under @lock when INTx is enabled again.
  * @intx_acks: times INTx was enabled for the next interrupt, written to
@@ -222,6 +225,7 @@ struct fl_host {
 	u32 live_cons;
 	unsigned long live_checked;
 	/* INTx acknowledge and masking: queue.c fl_q_irq()/fl_q_arm() (issue 8) */
+	spinlock_t intx_lock;	/* see @intx_lock above */
 	bool intx_masked;
 	u32 intx_acks;
 	struct delayed_work intx_work;

@@ -166,6 +166,7 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	mutex_init(&host->lock);
 	init_waitqueue_head(&host->wq);
 	INIT_DELAYED_WORK(&host->intx_work, fl_q_intx_work);
+	spin_lock_init(&host->intx_lock);
 	atomic64_set(&host->irqs, 0);
 	atomic_set(&host->openers, 0);
 	fl_live_init(host);

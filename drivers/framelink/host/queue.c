@@ -369,16 +369,19 @@ void fl_q_drain(struct fl_host *host)
  */
 static void fl_q_intx_ready(struct fl_host *host, bool force)
 {
+	unsigned long flags;
 	u16 cmd;
 
 	lockdep_assert_held(&host->lock);
-	if (READ_ONCE(host->intx_masked)) {
+	/* the handler masks under intx_lock: no acknowledge while it is half way */
+	spin_lock_irqsave(&host->intx_lock, flags);
+	if (host->intx_masked) {
 		/* cleared first: the handler may run (and set it) as soon as INTx is enabled */
-		WRITE_ONCE(host->intx_masked, false);
+		host->intx_masked = false;
 		if (!pci_check_and_unmask_intx(host->pdev)) {
 			if (!force) {
-				WRITE_ONCE(host->intx_masked, true);
-				return;
+				host->intx_masked = true;
+				goto unlock;
 			}
 			pci_read_config_word(host->pdev, PCI_COMMAND, &cmd);
 			pci_write_config_word(host->pdev, PCI_COMMAND,
@@ -387,6 +390,8 @@ static void fl_q_intx_ready(struct fl_host *host, bool force)
 	}
 	if (host->features & FL_F_INTX_ACK)
 		writel(++host->intx_acks, host->bar + FL_DB(irq_ack));
+unlock:
+	spin_unlock_irqrestore(&host->intx_lock, flags);
 }
 
 /**
@@ -467,10 +472,14 @@ irqreturn_t fl_q_irq(int irq, void *data)
 	struct fl_host *host = data;
 
 	if (host->irq_type == FL_IRQ_INTX) {
+		spin_lock(&host->intx_lock);
 		/* not ours (shared line), or already masked by an earlier run */
-		if (!pci_check_and_mask_intx(host->pdev))
+		if (!pci_check_and_mask_intx(host->pdev)) {
+			spin_unlock(&host->intx_lock);
 			return IRQ_NONE;
-		WRITE_ONCE(host->intx_masked, true);
+		}
+		host->intx_masked = true;
+		spin_unlock(&host->intx_lock);
 		schedule_delayed_work(&host->intx_work, msecs_to_jiffies(1));
 	}
 	atomic64_inc(&host->irqs);
