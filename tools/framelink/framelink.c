@@ -300,6 +300,7 @@ static int cmd_info(struct opts *o)
 	printf("rx_depth:        %u\n", i->rx_depth);
 	printf("dma channels:    %u read, %u write\n", i->dma_rd_channels, i->dma_wr_channels);
 	printf("crossover:       %u bytes\n", i->crossover);
+	printf("rd_crossover:    %u bytes\n", i->rd_crossover ?: i->crossover);
 	printf("notify:          %s\n", fl_notify_name(i->notify));
 	if (i->link_speed)
 		printf("link:            %u.%u GT/s x%u\n", i->link_speed / 10, i->link_speed % 10,

@@ -130,6 +130,7 @@ static int fl_ioc_info(struct fl_ep *ep, void __user *arg)
 		.tx_depth = ep->nslots,
 		.rx_depth = ep->nslots,
 		.crossover = ep->cfg.crossover,
+		.rd_crossover = ep->cfg.rd_crossover,
 		.notify = FL_NOTIFY_POLL,
 	};
 

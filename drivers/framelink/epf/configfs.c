@@ -37,12 +37,10 @@ void fl_cfs_defaults(struct fl_ep_cfg *cfg)
 		.crossover = SZ_64K,
 		/*
 		 * Each CPU load of host memory is a PCIe round trip, so DMA wins far
-		 * earlier for reads than for writes (1 KiB or less is the expected
-		 * value; not measured on a board). The default stays at the write
-		 * crossover until FL_IOC_INFO reports a read crossover: the kselftest
-		 * (sizes_both_ways) sizes both directions from the one it reports.
+		 * earlier for reads than for writes: one page (not measured on a
+		 * board; FL_IOC_INFO reports it, so apps and the kselftest follow).
 		 */
-		.rd_crossover = SZ_64K,
+		.rd_crossover = SZ_4K,
 		.cpu_pass_bytes = SZ_1M,
 		.poll_min_us = 5,
 		.poll_max_us = 1000,

@@ -331,13 +331,16 @@ struct fl_cqe {
  * @rx_depth: buffers that can be posted for receiving.
  * @dma_rd_channels: endpoint DMA channels reading from the host (0 on the host).
  * @dma_wr_channels: endpoint DMA channels writing to the host (0 on the host).
- * @crossover: frames below this size are copied by the endpoint CPU instead of DMA.
+ * @crossover: frames to the host below this size are copied by the endpoint CPU instead of DMA.
  * @notify: FL_NOTIFY_* this end gets from its peer.
  * @link_speed: link speed in GT/s times 10 (host; 0 if unknown).
  * @link_width: negotiated lanes (host; 0 if unknown).
  * @mps: negotiated Max_Payload_Size in bytes (host).
  * @mps_supported: largest payload size the host's device supports (host).
  * @mrrs: Max_Read_Request_Size in bytes (host).
+ * @reserved16: zero.
+ * @rd_crossover: frames from the host below this size are copied by the endpoint CPU
+ *	(endpoint; 0 from a driver older than the field: @crossover then applies both ways).
  * @reserved: zero.
  */
 struct fl_info {
@@ -359,7 +362,8 @@ struct fl_info {
 	__u16 mps_supported;
 	__u16 mrrs;
 	__u16 reserved16;
-	__u32 reserved[15];
+	__u32 rd_crossover;
+	__u32 reserved[14];
 };
 
 /**
