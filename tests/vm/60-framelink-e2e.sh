@@ -64,21 +64,11 @@ errnos() {
 	[ $_seen = 1 ] || [ "$4" != - ] || [ -n "$ERRNOS_NONE_OK" ]
 }
 
-# ep_errnos NAME FILE ALLOWED END: errnos for the endpoint's echo. A frame whose CPU copy
-# the link loss cuts completes EIO on the endpoint, not ECANCELED as the ABI says for frames
-# in flight at a link down (issue 8 item 4 owns the abort status); it happens only when the
-# cut lands inside a copy, so it is a TODO when seen, never an expected failure that a
-# lucky run would turn into an unexpected pass.
+# ep_errnos NAME FILE ALLOWED END: errnos for the endpoint's echo. Frames in flight at a cut
+# complete ECANCELED, also one whose CPU copy or DMA the link loss cut (issue 8 item 4: EIO
+# before; 68-epf-copy-cut.sh lands a cut inside a copy on purpose).
 ep_errnos() {
-	if errnos $2 "framelink: echo" "$3" "$4" >/tmp/ep_errnos.out 2>&1; then
-		t_ok "$1"
-	elif errnos $2 "framelink: echo" "$3|EIO" "$4" >/dev/null 2>&1; then
-		sed 's/^/# /' /tmp/ep_errnos.out
-		echo "not ok - $1 # TODO issue 8 item 4: a CPU copy cut by the link loss completes EIO"
-	else
-		sed 's/^/# /' /tmp/ep_errnos.out
-		t_fail "$1" "errnos $2"
-	fi
+	t_check "$1" errnos $2 "framelink: echo" "$3" "$4"
 }
 
 # host_check NAME CMD...: t_check, or t_xfail with $RESUME_XFAIL's reason on a root without

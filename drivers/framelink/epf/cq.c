@@ -35,6 +35,7 @@
  * Copyright (C) 2026 The framelink authors
  */
 
+#include <linux/ktime.h>
 #include <linux/string.h>
 
 #include "epf.h"
@@ -167,6 +168,25 @@ static void fl_cqe_fill(struct fl_cqe *e, const struct fl_xfer *x, u16 kind, boo
 	}
 }
 
+/*
+ * A DMA abort is often the first sign of a link loss whose event (link_down,
+ * epc_deinit) comes next: hold a failed transfer, and the ones behind it,
+ * for FL_EP_FAIL_HOLD_MS so that the loss cancels it (-ECANCELED) like every
+ * other frame in flight, instead of failing it alone (-EIO) just before.
+ * A failure without a link loss is published after the hold.
+ */
+static bool fl_cq_hold(struct fl_xfer *x)
+{
+	u64 now;
+
+	if (!x->dma_err || x->status != FL_ST_OK)
+		return false;
+	now = ktime_get_ns();
+	if (!x->hold_until)
+		x->hold_until = now + FL_EP_FAIL_HOLD_MS * NSEC_PER_MSEC;
+	return now < x->hold_until;
+}
+
 /* Finish a transfer: its wire status, its slot to the app */
 static void fl_cq_finish(struct fl_ep *ep, struct fl_xfer *x, u32 queue)
 {
@@ -272,7 +292,7 @@ bool fl_cq_publish(struct fl_ep *ep)
 	while (n < room && ep->tx_done != ep->tx_cons) {
 		struct fl_xfer *x = &ep->txx[fl_ring_slot(ep->tx_done, ep->entries)];
 
-		if (!fl_xfer_done(x))
+		if (!fl_xfer_done(x) || fl_cq_hold(x))
 			break;
 		fl_cq_finish(ep, x, FL_Q_RX);
 		fl_cqe_fill(&ep->cq_batch[n++], x, FL_CQE_TX_DONE, ts);
@@ -281,7 +301,7 @@ bool fl_cq_publish(struct fl_ep *ep)
 	while (n < room && ep->rx_done != ep->rx_cons) {
 		struct fl_xfer *x = &ep->rxx[fl_ring_slot(ep->rx_done, ep->entries)];
 
-		if (!fl_xfer_done(x))
+		if (!fl_xfer_done(x) || fl_cq_hold(x))
 			break;
 		fl_cq_finish(ep, x, FL_Q_TX);
 		fl_cqe_fill(&ep->cq_batch[n++], x, FL_CQE_RX, ts);

@@ -48,6 +48,7 @@
 #define FL_EP_IRQ_VECTOR	1	/* completions */
 #define FL_EP_WIN_SIZE		SZ_1M	/* outbound window for CPU copies and completions */
 #define FL_EP_SPLIT_MIN		SZ_256K	/* smallest part of a frame split across channels */
+#define FL_EP_FAIL_HOLD_MS	50	/* a failed transfer waits for a link-loss event */
 #define FL_EP_NO_SLOT		U32_MAX
 
 /* configfs irq_mode: which interrupt capabilities the function offers */
@@ -218,6 +219,8 @@ struct fl_dma_chan {
  * @ts_submit: app SUBMIT/POST time (for its completion).
  * @ts_start: when the copy was issued.
  * @ts_done: when the copy finished.
+ * @hold_until: a failed transfer is published no earlier than this (engine
+ *	private; 0: not held yet; see fl_cq_hold()).
  * @pending: DMA parts outstanding, plus one while they are being submitted.
  * @dma_err: a part failed.
  * @done: finished; set with release ordering after @ts_done and @dma_err.
@@ -241,6 +244,7 @@ struct fl_xfer {
 	u64 ts_submit;
 	u64 ts_start;
 	u64 ts_done;
+	u64 hold_until;
 	atomic_t pending;
 	bool dma_err;
 	bool done;
@@ -369,6 +373,7 @@ struct fl_notify_src {
  * @win_page: mapping granule of the window.
  *
  * @state: FL_STATE_* (engine private, mirrored in BAR0 status).
+ * @link_cut: a CPU copy found the link or the controller gone (engine private).
  * @accepted: FL_F_* the host accepted (engine private).
  * @cq_addr: host completion area (engine private).
  * @cq_entries: host completion ring size (engine private).
@@ -478,6 +483,7 @@ struct fl_ep {
 	size_t win_page;
 
 	u32 state;
+	bool link_cut;
 	u64 accepted;
 	u64 cq_addr;
 	u32 cq_entries;

@@ -201,6 +201,21 @@ static bool fl_ring_rx(struct fl_ep *ep)
 	return work;
 }
 
+/*
+ * A CPU copy found the link gone: end the queue the way a link-down event
+ * does (frames in flight -ECANCELED, ERROR until the host resets it), not
+ * the frame alone with -EIO. The event may follow, or never come (PERST#
+ * without a deinit event); either way nothing resumes a cut copy into host
+ * memory the host may have reclaimed since.
+ */
+static void fl_ring_link_cut(struct fl_ep *ep)
+{
+	ep->link_cut = false;
+	dev_info_ratelimited(ep->dev, "link lost during a CPU copy: queue stopped\n");
+	fl_ring_abort(ep);
+	fl_bar_set_state(ep, FL_STATE_ERROR, FL_ERR_LINK);
+}
+
 /**
  * fl_ring_pass() - one look at BAR0 and the transfers in flight
  * @ep: the endpoint (engine context).
@@ -249,6 +264,10 @@ bool fl_ring_pass(struct fl_ep *ep)
 		work |= fl_ring_rx(ep);
 	if (ep->state == FL_STATE_READY)
 		work |= fl_xfer_pass(ep);
+	if (ep->link_cut) {
+		fl_ring_link_cut(ep);
+		return true;
+	}
 	if (ep->state == FL_STATE_READY)
 		work |= fl_cq_publish(ep);
 	return work;

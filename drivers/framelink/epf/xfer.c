@@ -606,6 +606,7 @@ void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host)
 	u32 crossover = to_host ? ep->cfg.crossover : ep->cfg.rd_crossover;
 
 	x->dma_err = false;
+	x->hold_until = 0;
 	x->done = false;
 	x->leaked = false;
 	x->cpu = false;
@@ -645,6 +646,18 @@ static bool fl_xfer_cpu_step(struct fl_ep *ep, struct fl_xfer *x, u32 *budget)
 			return false;
 		ret = fl_win_copy(ep, x->cpu_host + x->cpu_off, local + x->cpu_off, n,
 				  x->cpu_to_host);
+		if (ret == -ENOLINK || ret == -EIO) {
+			/*
+			 * The link or the controller went away, not this frame: never
+			 * resume it (the host may reclaim its buffer meanwhile) nor fail
+			 * it alone; the engine stops the queue (fl_ring_pass()).
+			 */
+			dev_warn_ratelimited(ep->dev, "CPU copy %s host %#llx cut at %u of %u bytes: %d\n",
+					     x->cpu_to_host ? "to" : "from", x->cpu_host,
+					     x->cpu_off, x->bytes, ret);
+			ep->link_cut = true;
+			return false;
+		}
 		if (ret) {
 			dev_err_ratelimited(ep->dev, "CPU copy %s host %#llx+%u failed: %d\n",
 					    x->cpu_to_host ? "to" : "from", x->cpu_host,

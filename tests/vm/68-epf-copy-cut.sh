@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A link loss that lands inside an endpoint transfer (issue 8 item 4): the frame is neither
+# resumed into host memory nor failed alone with EIO; frames in flight complete ECANCELED on
+# the endpoint, as the ABI says for a link down.
+#  cpu: every frame a CPU copy (profile tegra234 has no DMA channels; on generic the
+#       crossovers are above the frame size) in 64 KiB steps per engine pass, so a cut during
+#       a 4 MiB stream lands inside a copy; the endpoint's "cut at" line proves it did. The
+#       engine stops the queue itself (before: that frame completed EIO).
+#  dma: tegra234-edma with the link model at 800 Mbit/s, so a 4 MiB DMA takes ~40 ms and the
+#       cut aborts one; the endpoint holds a failed transfer FL_EP_FAIL_HOLD_MS for the
+#       link-down event that follows (before: EIO when the engine published first).
+# The cut is a link down, then an unbind.
+. /tests/lib.sh
+. /tests/epc-loop-lib.sh
+
+FN=$EP/functions/framelink_epf/fl0
+HDEV=/dev/framelink0
+EDEV=/dev/framelink-ep0
+
+if [ ! -f /modules/framelink-host.ko ] || [ ! -f /modules/framelink-epf.ko ]; then
+	t_skip "epf copy cut" "framelink modules not built"
+	exit 0
+fi
+
+bind() {
+	ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start &&
+		wait_for 100 test -c $HDEV && wait_for 100 test -c $EDEV
+}
+
+unbind() {
+	echo 0 >$EP/controllers/$EPC/start
+	rm -f $EP/controllers/$EPC/fl0
+	wait_for 100 test ! -e $EDEV
+}
+
+# up PROFILE KIND: cpu: every frame a CPU copy of at most 64 KiB per engine pass; dma: DMA
+# at the default crossovers with a slow link
+up() {
+	t_insmod pci-epc-loop profile=$1 && t_insmod framelink-epf && t_insmod framelink-host &&
+		wait_for 50 test -d $EP/controllers/$EPC && mkdir $FN &&
+		wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
+	a=$(echo $FN/framelink_epf.*)
+	echo 8 >$a/slots && echo 4194304 >$a/slot_size && echo 8 >$FN/msi_interrupts || return 1
+	if [ $2 = cpu ]; then
+		echo 16777216 >$a/crossover && echo 16777216 >$a/rd_crossover &&
+			echo 65536 >$a/cpu_pass_bytes || return 1
+	else
+		echo 800 >$LOOPDBG/rate_mbps || return 1
+	fi
+	bind
+}
+
+down() {
+	unbind
+	rmdir $FN
+	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
+}
+
+hstat() { framelink stats -d $HDEV 2>/dev/null | awk -v k="$1:" '$1 == k { print $2 }'; }
+estat() { framelink stats -d $EDEV 2>/dev/null | awk -v k="$1:" '$1 == k { print $2 }'; }
+link_down() { echo down >$LOOPDBG/link; }
+link_up() { echo up >$LOOPDBG/link && wait_for 100 test -c $HDEV; }
+streaming() { alive $1 && [ "$(hstat rx_frames)" -gt $2 ]; }
+# cut_logs KIND: endpoint log lines of a transfer a link loss cut: a CPU copy ("cut at";
+# before issue 8 item 4 the same event logged "failed: -67") or a DMA transfer
+cut_logs() {
+	if [ $1 = cpu ]; then
+		dmesg | grep 'CPU copy ' | grep -c -e ' cut at ' -e 'failed: -67'
+	else
+		dmesg | grep -c 'DMA: .* transfer [0-9]* failed'
+	fi
+}
+cut_logged() { [ "$(cut_logs $1)" -gt $2 ]; }
+# moved COUNTER VALUE: the endpoint counter is no longer VALUE
+moved() { [ "$(estat $1)" != "$2" ]; }
+
+# no_eio FILE: the echo tally names ECANCELED and nothing but ECANCELED/ENOLINK (no EIO)
+no_eio() {
+	local _line
+	_line=$(grep "^framelink: echo: status:" $1 | tail -1)
+	echo "# $_line"
+	echo "$_line" | grep -q "ECANCELED=" || return 1
+	! echo "${_line#*status:}" | tr ' ' '\n' | grep -v -e '^OK=' -e '^ECANCELED=' \
+		-e '^ENOLINK=' -e '^end=' -e '^$' | grep -q .
+}
+
+# cut NAME KIND CUT RESTORE: a 4 MiB echo stream, CUT just after the
+# endpoint started a transfer of KIND (up to 5 tries until it logs a cut one), then the
+# assertions and RESTORE
+cut() {
+	local name=$1 kind=$2
+	shift 2
+	set -- "$name" "$@"
+	local try=0 hit=0 cuts0 aborts0 started
+	while [ $try -lt 5 ] && [ $hit = 0 ]; do
+		try=$((try + 1))
+		echo "# $1: try $try"
+		cuts0=$(cut_logs $kind)
+		aborts0=$(estat dma_aborts)
+		framelink echo -d $EDEV >/tmp/cut-echo.out 2>&1 &
+		epid=$!
+		rx0=$(hstat rx_frames)
+		framelink bench -d $HDEV -s 4M -n 100000 >/tmp/cut-bench.out 2>&1 &
+		bpid=$!
+		wait_for 600 streaming $bpid $((rx0 + 2)) || echo "# $1: stream did not start"
+		# cut just after the endpoint started a transfer of this kind
+		started=$(estat ${kind}_transfers)
+		wait_for 100 moved ${kind}_transfers "$started"
+		$2
+		wait_bounded $bpid 20
+		t_check "$1 (try $try): the host app ended within 20 s" test $? -ne 137
+		kill $epid 2>/dev/null
+		wait_bounded $epid 10
+		t_check "$1 (try $try): the endpoint app ended within 10 s" test $? -ne 137
+		cut_logged $kind $cuts0 && hit=1
+		[ $hit = 1 ] || { echo "# $1: the cut missed every copy, again"; $3; }
+	done
+	t_check "$1: the cut landed inside a $kind transfer" test $hit = 1
+	dmesg | grep -e ' cut at ' -e 'link lost during a CPU copy' -e 'DMA: .* failed' |
+		tail -2 | sed 's/^/# /'
+	t_check "$1: endpoint frames ECANCELED, none EIO" no_eio /tmp/cut-echo.out
+	[ $kind = dma ] || t_check "$1: a cut copy is not counted as a DMA abort" \
+		test "$(estat dma_aborts)" = "$aborts0" -o -z "$(estat dma_aborts)"
+	t_check "$1: back" $3
+	framelink echo -d $EDEV >/tmp/cut-echo.out 2>&1 &
+	epid=$!
+	t_check "$1: streaming works again" framelink bench -d $HDEV -s 4K,1M -n 8
+	kill $epid
+	wait $epid 2>/dev/null
+}
+
+for pk in tegra234:cpu generic:cpu tegra234-edma:dma; do
+	p=${pk%%:*}
+	k=${pk#*:}
+	if ! t_check "$p: loop, framelink-epf, framelink-host up ($k)" up $p $k; then
+		down >/dev/null 2>&1
+		continue
+	fi
+	cut "$p: link down inside a $k transfer" $k link_down link_up
+	cut "$p: EPF unbound inside a $k transfer" $k unbind bind
+	t_check "$p: tear down and unload" down
+done
