@@ -465,6 +465,9 @@ bool fl_q_idle(struct fl_host *host)
  * and then acknowledges in irq_ack (%FL_F_INTX_ACK): the endpoint raises its next INTx only
  * after that.
  *
+ * During the enable handshake it also answers the endpoint's interrupt self-test
+ * (%FL_F_IRQ_TEST): the count of interrupts taken goes to fl_bar_doorbell.irq_test.
+ *
  * Return: %IRQ_NONE for a shared INTx line whose INTx Status is clear, else %IRQ_HANDLED.
  */
 irqreturn_t fl_q_irq(int irq, void *data)
@@ -482,6 +485,9 @@ irqreturn_t fl_q_irq(int irq, void *data)
 		spin_unlock(&host->intx_lock);
 		schedule_delayed_work(&host->intx_work, msecs_to_jiffies(1));
 	}
+	/* the endpoint's interrupt self-test waits for this count (posted write) */
+	if (READ_ONCE(host->irqt_armed))
+		writel(atomic_inc_return(&host->irqt_count), host->bar + FL_DB(irq_test));
 	atomic64_inc(&host->irqs);
 	wake_up_all(&host->wq);
 	return IRQ_HANDLED;
