@@ -291,6 +291,7 @@ bool fl_q_idle(struct fl_host *host);
 bool fl_q_can_submit(struct fl_host *host);
 irqreturn_t fl_q_irq(int irq, void *data);
 void fl_q_intx_work(struct work_struct *work);
+void fl_q_intx_listen(struct fl_host *host);
 
 /* live.c: liveness and asynchronous resets */
 void fl_live_init(struct fl_host *host);

@@ -395,6 +395,20 @@ unlock:
 }
 
 /**
+ * fl_q_intx_listen() - enable INTx (even with the line still asserted) and acknowledge
+ * @host: the device; fl_host.lock held; INTx in use.
+ *
+ * The enable handshake: before %FL_CTRL_ENABLE, so the self-test's INTx reaches the
+ * handler, and once READY, since the handler masked INTx for the self-test's INTx while the
+ * queue was not enabled, when fl_q_intx_work() does not run: without this INTx would stay
+ * masked and the endpoint would wait for irq_ack for good.
+ */
+void fl_q_intx_listen(struct fl_host *host)
+{
+	fl_q_intx_ready(host, true);
+}
+
+/**
  * fl_q_intx_work() - enable INTx again one jiffy after the handler masked it
  * @work: &fl_host.intx_work.
  *

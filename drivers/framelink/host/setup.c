@@ -204,6 +204,9 @@ u32 fl_setup_start(struct fl_host *host)
 	writel(0, host->bar + FL_DB(irq_test));
 	atomic_set(&host->irqt_count, 0);
 	WRITE_ONCE(host->irqt_armed, !!(host->features & FL_F_IRQ_TEST));
+	/* a handler of the last session may have left INTx masked: the test's INTx must pass */
+	if (host->irq_type == FL_IRQ_INTX)
+		fl_q_intx_listen(host);
 	writel(host->cq_entries, host->bar + FL_CTRL(cq_entries));
 	lo_hi_writeq(host->cq_dma, host->bar + FL_CTRL(cq_addr));
 	lo_hi_writeq(host->features, host->bar + FL_CTRL(features));
@@ -301,6 +304,9 @@ int fl_setup_finish(struct fl_host *host, u32 generation)
 		dev_warn(host->dev, "endpoint generation did not change at enable (%u)\n",
 			 generation);
 	host->enabled = true;
+	/* the self-test's INTx was masked while not enabled (no fl_q_intx_work()): listen */
+	if (host->irq_type == FL_IRQ_INTX && !host->irq_polled)
+		fl_q_intx_listen(host);
 	return 0;
 }
 
