@@ -16,7 +16,7 @@ FN=$EP/functions/framelink_epf/fl0
 EPDEV=/dev/framelink-ep0
 HDEV=/dev/framelink0
 ST_STATE=0x200		# FL_BAR_STATUS_OFFSET + offsetof(state)
-DB_RESERVED=0x314	# FL_BAR_DOORBELL_OFFSET + offsetof(reserved)
+DB_RESERVED=0x318	# FL_BAR_DOORBELL_OFFSET + offsetof(reserved) (0x314 is irq_test, FL_F_IRQ_TEST)
 CTRL_RESERVED=0x120	# FL_BAR_CTRL_OFFSET + offsetof(reserved)
 
 if [ ! -f /modules/framelink-host.ko ] || [ ! -f /modules/framelink-epf.ko ]; then

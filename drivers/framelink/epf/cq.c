@@ -69,32 +69,50 @@ static bool fl_cq_intx_busy(struct fl_ep *ep)
 }
 
 /**
- * fl_cq_raise() - interrupt the host with the type it enabled, vector 1
- * @ep: the endpoint (engine context, or engine stopped).
+ * fl_cq_raise_num() - raise one interrupt of the type the host enabled
+ * @ep: the endpoint (engine context, or engine stopped; irq_type not NONE).
+ * @num: the number passed to pci_epc_raise_irq() (its meaning: irqtest.c).
  *
- * An INTx the host has not acknowledged yet (%FL_F_INTX_ACK) defers this one
- * until it does (fl_cq_idle()).
+ * Return: pci_epc_raise_irq()'s result; -EIO (controller in reset) also marks
+ * the session lost for the window and the controller.
  */
-void fl_cq_raise(struct fl_ep *ep)
+int fl_cq_raise_num(struct fl_ep *ep, u16 num)
 {
 	struct pci_epf *epf = ep->epf;
 	int ret;
 
-	if (ep->irq_type == FL_IRQ_NONE || ep->irq_type > FL_IRQ_MSIX)
-		return;
-	if (fl_cq_intx_busy(ep))
-		return;
 	ret = pci_epc_raise_irq(ep->epc, epf->func_no, epf->vfunc_no,
-				fl_irq_types[ep->irq_type], FL_EP_IRQ_VECTOR);
+				fl_irq_types[ep->irq_type], num);
 	if (ret == -EIO) {
 		/* The controller is in reset (PERST#): leave it and the window alone */
 		ep->cqm_lost = true;
 	}
-	if (ret)
-		dev_err_ratelimited(ep->dev, "raising irq type %u failed: %d\n",
-				    ep->irq_type, ret);
-	else
+	if (!ret)
 		fl_stat_add(ep, FL_STAT_INTERRUPTS, 1);
+	return ret;
+}
+
+/**
+ * fl_cq_raise() - interrupt the host with the type it enabled
+ * @ep: the endpoint (engine context, or engine stopped).
+ *
+ * With the number the self-test found (1, or 0 on a 0-based controller;
+ * irqtest.c), and not at all when it found that none reaches the host: the
+ * host polls then. An INTx the host has not acknowledged yet
+ * (%FL_F_INTX_ACK) defers this one until it does (fl_cq_idle()).
+ */
+void fl_cq_raise(struct fl_ep *ep)
+{
+	int ret;
+
+	if (ep->irq_type == FL_IRQ_NONE || ep->irq_type > FL_IRQ_MSIX || ep->irq_dead)
+		return;
+	if (fl_cq_intx_busy(ep))
+		return;
+	ret = fl_cq_raise_num(ep, ep->irq_num);
+	if (ret)
+		dev_err_ratelimited(ep->dev, "raising irq type %u number %u failed: %d\n",
+				    ep->irq_type, ep->irq_num, ret);
 }
 
 /**
@@ -116,6 +134,8 @@ int fl_cq_init(struct fl_ep *ep)
 	dma_rmb();
 	memcpy(&c, ep->ctrl, sizeof(c));
 	ep->irq_type = FL_IRQ_NONE;
+	/* A refusal below interrupts untested, with the default number */
+	fl_irqt_reset(ep);
 	if (fl_ctrl_check(&c, ep->offered, ep->entries, ep->entries)) {
 		if (le32_to_cpu(c.irq_type) <= FL_IRQ_MSIX)
 			ep->irq_type = le32_to_cpu(c.irq_type);

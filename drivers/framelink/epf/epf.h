@@ -426,6 +426,12 @@ struct fl_notify_src {
  * @vmas: mappings of the slots (struct fl_vma, slots.c), under @files_lock.
  * @st_error: fl_bar_status.error as last written (engine private).
  * @st_generation: fl_bar_status.generation as last written (engine private).
+ *
+ * @irq_num: the number completion interrupts are raised with: 1, or 0 when
+ *	the self-test found 0-based numbering (irqtest.c; engine private).
+ * @irq_dead: the self-test found that no interrupt reaches the host: none is
+ *	raised until the next enable (engine private).
+ * @irq_test: FL_IRQT_* of the last enable (engine private).
  */
 struct fl_ep {
 	struct kref ref;
@@ -532,6 +538,11 @@ struct fl_ep {
 	struct list_head vmas;
 	u32 st_error;
 	u32 st_generation;
+
+	/* Interrupt self-test at enable (issue 9 section 1): irqtest.c */
+	u16 irq_num;
+	bool irq_dead;
+	u32 irq_test;
 };
 
 static inline void fl_stat_add(struct fl_ep *ep, int i, u64 v)
@@ -609,6 +620,7 @@ bool fl_ring_abort(struct fl_ep *ep);
 bool fl_cq_publish(struct fl_ep *ep);
 int fl_cq_init(struct fl_ep *ep);
 void fl_cq_raise(struct fl_ep *ep);
+int fl_cq_raise_num(struct fl_ep *ep, u16 num);
 void fl_cq_stop(struct fl_ep *ep);
 
 /* cqmap.c */
@@ -616,6 +628,10 @@ int fl_cqmap_map(struct fl_ep *ep);
 void fl_cqmap_unmap(struct fl_ep *ep);
 void fl_cqmap_write(struct fl_ep *ep, size_t off, const void *src, size_t len);
 u32 fl_cqmap_flush(struct fl_ep *ep);
+
+/* irqtest.c: interrupt self-test at enable (issue 9 section 1) */
+void fl_irqt_reset(struct fl_ep *ep);
+void fl_irqt_run(struct fl_ep *ep);
 
 /* cdev.c */
 int fl_cdev_register(struct fl_ep *ep);

@@ -234,9 +234,12 @@ bool fl_ring_pass(struct fl_ep *ep)
 		if (fl_cq_init(ep))
 			return true;
 		fl_ring_reset(ep);
+		/* Before READY: the host reads the outcome with the state it waits for */
+		fl_irqt_run(ep);
 		fl_bar_set_state(ep, FL_STATE_READY, FL_ERR_NONE);
-		dev_info(ep->dev, "enabled: generation %u, irq type %u, features %#llx\n",
+		dev_info(ep->dev, "enabled: generation %u, irq type %u number %u%s, features %#llx\n",
 			 le32_to_cpu(READ_ONCE(ep->status->generation)), ep->irq_type,
+			 ep->irq_num, ep->irq_dead ? " (none raised: self-test)" : "",
 			 ep->accepted);
 		return true;
 	case FL_STATE_ERROR:

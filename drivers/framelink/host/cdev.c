@@ -88,7 +88,8 @@ static long fl_ioc_info(struct fl_host *host, void __user *argp)
 	info.mmap_offset = 0;
 	info.tx_depth = host->tx_depth;
 	info.rx_depth = host->rx_depth;
-	info.notify = host->irq_type;	/* FL_IRQ_* == FL_NOTIFY_* for 0..3 */
+	/* FL_IRQ_* == FL_NOTIFY_* for 0..3; polled after a failed interrupt self-test */
+	info.notify = fl_host_irq_live(host) ? host->irq_type : FL_NOTIFY_POLL;
 	info.link_speed = host->link_speed;
 	info.link_width = host->link_width;
 	info.mps = host->mps;
@@ -329,9 +330,11 @@ static long fl_ioc_reap(struct fl_host *host, void __user *argp)
 		mutex_unlock(&host->lock);
 		/*
 		 * Sleep until the interrupt, bounded: a lost interrupt costs at most 100 ms,
-		 * and without a vector the ring is polled every jiffy.
+		 * and without a vector (or with interrupts the self-test found not arriving) the
+		 * ring is polled every jiffy.
 		 */
-		slice = min(deadline - jiffies, host->irq ? (unsigned long)HZ / 10 : 1UL);
+		slice = fl_host_irq_live(host) ? HZ / 10 : 1;
+		slice = min(deadline - jiffies, slice);
 		ret = wait_event_interruptible_timeout(host->wq,
 						       READ_ONCE(host->fifo_len) ||
 						       READ_ONCE(host->dead) ||
@@ -339,7 +342,7 @@ static long fl_ioc_reap(struct fl_host *host, void __user *argp)
 						       slice ? slice : 1);
 		if (ret < 0)
 			return -EINTR;
-		if (!ret && host->irq)
+		if (!ret && fl_host_irq_live(host))
 			fl_reap_safety_check(host, seen);
 	}
 	r.count = n;

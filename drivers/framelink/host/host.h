@@ -148,6 +148,14 @@ struct fl_rx_shadow {
  * @intx_acks: times INTx was enabled for the next interrupt, written to
  *	fl_bar_doorbell.irq_ack; under @lock.
  * @intx_work: enables INTx again one jiffy after the handler masked it.
+ * @irqt_armed: between writing the control block and reading READY, the handler counts
+ *	each interrupt in fl_bar_doorbell.irq_test: the endpoint's interrupt self-test
+ *	(%FL_F_IRQ_TEST, setup.c); written under @lock, read locklessly by the handler.
+ * @irqt_count: interrupts the handler counted while @irqt_armed.
+ * @irq_test: FL_IRQT_* the endpoint reported at the last enable; @lock.
+ * @irq_polled: the self-test found that the endpoint's interrupts do not arrive:
+ *	completions are polled as without a vector (fl_host_irq_live()); written under
+ *	@lock, read locklessly by waiters.
  */
 struct fl_host {
 	struct kref ref;
@@ -229,7 +237,24 @@ struct fl_host {
 	bool intx_masked;
 	u32 intx_acks;
 	struct delayed_work intx_work;
+	/* interrupt self-test at enable (issue 9 section 1): setup.c, queue.c fl_q_irq() */
+	bool irqt_armed;
+	atomic_t irqt_count;
+	u32 irq_test;
+	bool irq_polled;
 };
+
+/**
+ * fl_host_irq_live() - do completions interrupt the host?
+ * @host: the device.
+ *
+ * Return: false without a vector, and when the interrupt self-test found that the
+ * endpoint's interrupts do not arrive: waiters then poll the ring.
+ */
+static inline bool fl_host_irq_live(struct fl_host *host)
+{
+	return host->irq && !READ_ONCE(host->irq_polled);
+}
 
 /* main.c */
 void fl_host_put(struct fl_host *host);
@@ -266,6 +291,7 @@ bool fl_q_idle(struct fl_host *host);
 bool fl_q_can_submit(struct fl_host *host);
 irqreturn_t fl_q_irq(int irq, void *data);
 void fl_q_intx_work(struct work_struct *work);
+void fl_q_intx_listen(struct fl_host *host);
 
 /* live.c: liveness and asynchronous resets */
 void fl_live_init(struct fl_host *host);

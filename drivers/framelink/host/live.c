@@ -181,6 +181,7 @@ static int fl_live_start_ep(struct fl_host *host)
 	ret = fl_live_wait(host, FL_STATE_READY);
 	if (!ret)
 		return fl_setup_finish(host, generation);
+	WRITE_ONCE(host->irqt_armed, false);
 	if (ret != -ENODEV) {
 		writel(0, host->bar + FL_CTRL(ctrl));
 		dev_err_ratelimited(host->dev, "endpoint not ready after enable: %d (state %s)\n",
@@ -414,7 +415,7 @@ static void fl_live_poll_wake(struct work_struct *work)
 }
 
 /**
- * fl_live_poll_arm() - without an interrupt vector, wake poll() waiters in a jiffy
+ * fl_live_poll_arm() - without working interrupts, wake poll() waiters in a jiffy
  * @host: the device; fl_host.lock held.
  *
  * Each wake-up makes poll() look at the ring again, which arms the next one while frames
@@ -423,7 +424,7 @@ static void fl_live_poll_wake(struct work_struct *work)
 void fl_live_poll_arm(struct fl_host *host)
 {
 	lockdep_assert_held(&host->lock);
-	if (host->irq || host->removing || host->dead)
+	if (fl_host_irq_live(host) || host->removing || host->dead)
 		return;
 	queue_delayed_work(system_wq, &host->poll_work, 1);
 }

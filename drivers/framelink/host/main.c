@@ -262,10 +262,10 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		fl_live_reset(host, -ECANCELED);
 	mutex_unlock(&host->lock);
 
-	dev_info(dev, "/dev/%s: ABI %u.%u, %u+%u ring entries, %u x %zu byte buffers, max frame %u, %s, features %#llx\n",
+	dev_info(dev, "/dev/%s: ABI %u.%u, %u+%u ring entries, %u x %zu byte buffers, max frame %u, %s%s, features %#llx\n",
 		 host->name, FL_ABI_MAJOR, FL_ABI_MINOR, host->tx_entries, host->rx_entries,
 		 host->nbufs, host->buf_size, host->max_frame, fl_irq_names[host->irq_type],
-		 host->features);
+		 host->irq_polled ? " (not arriving: polled)" : "", host->features);
 	return 0;
 
 disable:

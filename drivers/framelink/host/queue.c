@@ -395,6 +395,20 @@ unlock:
 }
 
 /**
+ * fl_q_intx_listen() - enable INTx (even with the line still asserted) and acknowledge
+ * @host: the device; fl_host.lock held; INTx in use.
+ *
+ * The enable handshake: before %FL_CTRL_ENABLE, so the self-test's INTx reaches the
+ * handler, and once READY, since the handler masked INTx for the self-test's INTx while the
+ * queue was not enabled, when fl_q_intx_work() does not run: without this INTx would stay
+ * masked and the endpoint would wait for irq_ack for good.
+ */
+void fl_q_intx_listen(struct fl_host *host)
+{
+	fl_q_intx_ready(host, true);
+}
+
+/**
  * fl_q_intx_work() - enable INTx again one jiffy after the handler masked it
  * @work: &fl_host.intx_work.
  *
@@ -465,6 +479,9 @@ bool fl_q_idle(struct fl_host *host)
  * and then acknowledges in irq_ack (%FL_F_INTX_ACK): the endpoint raises its next INTx only
  * after that.
  *
+ * During the enable handshake it also answers the endpoint's interrupt self-test
+ * (%FL_F_IRQ_TEST): the count of interrupts taken goes to fl_bar_doorbell.irq_test.
+ *
  * Return: %IRQ_NONE for a shared INTx line whose INTx Status is clear, else %IRQ_HANDLED.
  */
 irqreturn_t fl_q_irq(int irq, void *data)
@@ -482,6 +499,9 @@ irqreturn_t fl_q_irq(int irq, void *data)
 		spin_unlock(&host->intx_lock);
 		schedule_delayed_work(&host->intx_work, msecs_to_jiffies(1));
 	}
+	/* the endpoint's interrupt self-test waits for this count (posted write) */
+	if (READ_ONCE(host->irqt_armed))
+		writel(atomic_inc_return(&host->irqt_count), host->bar + FL_DB(irq_test));
 	atomic64_inc(&host->irqs);
 	wake_up_all(&host->wq);
 	return IRQ_HANDLED;

@@ -191,12 +191,22 @@ u32 fl_setup_start(struct fl_host *host)
 	memset(host->cq_area, 0, host->cq_bytes);
 	fl_q_init_rings(host);
 	host->features = host->offered & FL_F_ALL;
+	/* nothing to test without a vector: the host polls anyway */
+	if (host->irq_type == FL_IRQ_NONE)
+		host->features &= ~FL_F_IRQ_TEST;
 
 	writel(0, host->bar + FL_DB(tx_prod));
 	writel(0, host->bar + FL_DB(rx_prod));
 	writel(0, host->bar + FL_DB(cq_cons));
 	/* armed from the start: interrupt for the first completion */
 	writel(0, host->bar + FL_DB(cq_event));
+	/* the self-test's answers count from 0, and only until fl_setup_finish() */
+	writel(0, host->bar + FL_DB(irq_test));
+	atomic_set(&host->irqt_count, 0);
+	WRITE_ONCE(host->irqt_armed, !!(host->features & FL_F_IRQ_TEST));
+	/* a handler of the last session may have left INTx masked: the test's INTx must pass */
+	if (host->irq_type == FL_IRQ_INTX)
+		fl_q_intx_listen(host);
 	writel(host->cq_entries, host->bar + FL_CTRL(cq_entries));
 	lo_hi_writeq(host->cq_dma, host->bar + FL_CTRL(cq_addr));
 	lo_hi_writeq(host->features, host->bar + FL_CTRL(features));
@@ -208,6 +218,55 @@ u32 fl_setup_start(struct fl_host *host)
 	 */
 	writel(FL_CTRL_ENABLE, host->bar + FL_CTRL(ctrl));
 	return generation;
+}
+
+/*
+ * The interrupt self-test's outcome (fl_bar_status.irq_test, %FL_F_IRQ_TEST): interrupts,
+ * or polling with a clear message, never a silent fall-back to the safety timer. Logged
+ * when it changes (each enable, at most as often as the reset backoff allows).
+ * Returns 0 or -EPROTO (an outcome the ABI does not allow).
+ */
+static int fl_setup_irq_test(struct fl_host *host, u32 res)
+{
+	bool polled = false;
+
+	if (!(host->features & FL_F_IRQ_TEST)) {
+		if (!res)
+			goto done;
+		host->stats.protocol_errors++;
+		dev_err_ratelimited(host->dev,
+				    "endpoint reports an interrupt self-test (%u) that was not accepted; not enabling\n",
+				    res);
+		return -EPROTO;
+	}
+	switch (res) {
+	case FL_IRQT_NUM1:
+	case FL_IRQT_NUM0:
+		break;
+	case FL_IRQT_NONE:
+		polled = true;
+		break;
+	default:
+		host->stats.protocol_errors++;
+		dev_err_ratelimited(host->dev,
+				    "endpoint interrupt self-test: outcome %u not allowed; not enabling\n",
+				    res);
+		return -EPROTO;
+	}
+	if (res != host->irq_test) {
+		if (polled)
+			dev_err_ratelimited(host->dev,
+					    "endpoint interrupts do not arrive (self-test): completions are polled\n");
+		else
+			dev_info_ratelimited(host->dev,
+					     "endpoint interrupt self-test passed: %s numbering, %d interrupt(s) taken\n",
+					     res == FL_IRQT_NUM0 ? "0-based" : "1-based",
+					     atomic_read(&host->irqt_count));
+	}
+done:
+	host->irq_test = res;
+	WRITE_ONCE(host->irq_polled, polled);
+	return 0;
 }
 
 /**
@@ -225,6 +284,8 @@ int fl_setup_finish(struct fl_host *host, u32 generation)
 	struct fl_bar_status st;
 
 	lockdep_assert_held(&host->lock);
+	/* READY: the self-test is over, later interrupts are completions */
+	WRITE_ONCE(host->irqt_armed, false);
 	/* once per enable: 64 non-posted reads are fine here, never on the hot path */
 	memcpy_fromio(&st, host->bar + FL_BAR_STATUS_OFFSET, sizeof(st));
 	if (memchr_inv(st.reserved, 0, sizeof(st.reserved))) {
@@ -234,11 +295,18 @@ int fl_setup_finish(struct fl_host *host, u32 generation)
 		writel(0, host->bar + FL_CTRL(ctrl));
 		return -EPROTO;
 	}
+	if (fl_setup_irq_test(host, le32_to_cpu(st.irq_test))) {
+		writel(0, host->bar + FL_CTRL(ctrl));
+		return -EPROTO;
+	}
 	host->generation = le32_to_cpu(st.generation);
 	if (host->generation == generation)
 		dev_warn(host->dev, "endpoint generation did not change at enable (%u)\n",
 			 generation);
 	host->enabled = true;
+	/* the self-test's INTx was masked while not enabled (no fl_q_intx_work()): listen */
+	if (host->irq_type == FL_IRQ_INTX && !host->irq_polled)
+		fl_q_intx_listen(host);
 	return 0;
 }
 
@@ -271,6 +339,7 @@ int fl_setup_enable(struct fl_host *host)
 		dev_err(host->dev, "endpoint not ready after enable: state %s, error %u%s\n",
 			fl_state_name(state), error,
 			ret == -ETIMEDOUT ? " (timeout)" : "");
+		WRITE_ONCE(host->irqt_armed, false);
 		writel(0, host->bar + FL_CTRL(ctrl));
 		return ret;
 	}

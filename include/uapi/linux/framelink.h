@@ -80,7 +80,33 @@
  * INTx as before and the host does not write irq_ack.
  */
 #define FL_F_INTX_ACK		(1ULL << 3)
-#define FL_F_ALL		(FL_F_CQ_EVENT | FL_F_DMA | FL_F_TIMESTAMPS | FL_F_INTX_ACK)
+
+/* ---- interrupt self-test (issue 9 section 1) ---- */
+/*
+ * Interrupt self-test at enable: controller drivers number pci_epc_raise_irq() vectors
+ * differently (mainline DWC and Tegra MSI: number n is vector n - 1; NVIDIA's JetPack Tegra
+ * MSI and Tegra's MSI-X doorbell: vector n), and a raise on a vector the host did not
+ * allocate is lost without an error. So, at every enable and before it reports
+ * %FL_STATE_READY, the endpoint raises one interrupt of the type the host enabled with
+ * number 1 and waits (bounded, 50 ms by default) for the host's handler to count it in
+ * fl_bar_doorbell.irq_test; unanswered, it tries number 0 (not for INTx, which has no
+ * number) and keeps it only when two raises of 0 are both answered. The outcome is
+ * fl_bar_status.irq_test (FL_IRQT_*): every completion interrupt uses the number found;
+ * with %FL_IRQT_NONE the endpoint raises no interrupt and the host polls and says so.
+ * The host counts in irq_test only between writing the control block and reading READY.
+ * A peer that does not know the bit neither offers nor accepts it: the endpoint raises
+ * number 1 untested, the host never writes irq_test and both words stay 0 (reserved).
+ */
+#define FL_F_IRQ_TEST		(1ULL << 4)
+
+#define FL_IRQT_UNTESTED	0	/* no test: not accepted, or no interrupt enabled */
+#define FL_IRQT_NUM1		1	/* number 1 answered (mainline numbering) */
+#define FL_IRQT_NUM0		2	/* number 0 answered twice (0-based: JetPack MSI, MSI-X) */
+#define FL_IRQT_NONE		3	/* nothing answered: no interrupts, the host polls */
+/* ---- end of interrupt self-test ---- */
+
+#define FL_F_ALL		(FL_F_CQ_EVENT | FL_F_DMA | FL_F_TIMESTAMPS | FL_F_INTX_ACK | \
+				 FL_F_IRQ_TEST)
 
 /**
  * struct fl_bar_header - what the endpoint offers (BAR0 + 0x0, 256 bytes)
@@ -133,7 +159,8 @@ struct fl_bar_header {
  *	at +%FL_HOST_CQ_OFFSET), 64-byte aligned.
  * @features: FL_F_* the host accepted, a subset of the offer.
  * @irq_type: FL_IRQ_* the host enabled.
- * @irq_vectors: vectors enabled (the endpoint raises vector 1 for completions).
+ * @irq_vectors: vectors enabled (the endpoint raises vector 1 for completions, or the
+ *	number the interrupt self-test found, %FL_F_IRQ_TEST).
  * @reserved: zero.
  */
 struct fl_bar_ctrl {
@@ -162,13 +189,16 @@ struct fl_bar_ctrl {
  * @state: FL_STATE_*.
  * @error: FL_ERR_* when @state is %FL_STATE_ERROR.
  * @generation: incremented at every enable, so the host can tell a restart.
+ * @irq_test: with %FL_F_IRQ_TEST, FL_IRQT_* of the interrupt self-test of this enable,
+ *	written before @state becomes %FL_STATE_READY; otherwise zero.
  * @reserved: zero.
  */
 struct fl_bar_status {
 	__le32 state;
 	__le32 error;
 	__le32 generation;
-	__le32 reserved[61];
+	__le32 irq_test;
+	__le32 reserved[60];
 };
 
 /**
@@ -180,6 +210,9 @@ struct fl_bar_status {
  *	cq_prod past this index (the host re-arms it to cq_cons when it goes idle).
  * @irq_ack: with %FL_F_INTX_ACK, free-running count of the times the host enabled INTx
  *	for the next interrupt; the endpoint raises its next INTx only after it changed.
+ * @irq_test: with %FL_F_IRQ_TEST, free-running count of the interrupts the host's handler
+ *	took during the enable handshake (the self-test's answer); zeroed by the host before
+ *	it sets %FL_CTRL_ENABLE.
  * @reserved: zero.
  */
 struct fl_bar_doorbell {
@@ -188,7 +221,8 @@ struct fl_bar_doorbell {
 	__le32 cq_cons;
 	__le32 cq_event;
 	__le32 irq_ack;
-	__le32 reserved[59];
+	__le32 irq_test;
+	__le32 reserved[58];
 };
 
 /* Frame flags, carried from sender to receiver. */
@@ -529,6 +563,8 @@ FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, features) == 16);
 FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, irq_vectors) == 28);
 FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, cq_event) == 12);
 FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, irq_ack) == 16);
+FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, irq_test) == 20);
+FL_ABI_ASSERT(offsetof(struct fl_bar_status, irq_test) == 12);
 FL_ABI_ASSERT(offsetof(struct fl_stats, safety_wakeups) == 96);
 FL_ABI_ASSERT(sizeof(struct fl_tx_desc) == 32);
 FL_ABI_ASSERT(offsetof(struct fl_tx_desc, cookie) == 16);
