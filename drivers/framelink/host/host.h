@@ -148,6 +148,11 @@ struct fl_rx_shadow {
  * @intx_acks: times INTx was enabled for the next interrupt, written to
  *	fl_bar_doorbell.irq_ack; under @lock.
  * @intx_work: enables INTx again one jiffy after the handler masked it.
+ * @map_lock: protects @vmas, each entry's use count and @bufs_gone; nests inside the
+ *	mmap_lock of an address space (->mmap, vm_ops open/close run under it).
+ * @vmas: one struct fl_host_vma per mmap() of the buffers (bufs.c), so remove() can wait
+ *	for an mmap() still linking its VMA and zap every user mapping.
+ * @bufs_gone: remove() zaps the mappings and frees the buffer pages: no new mapping.
  */
 struct fl_host {
 	struct kref ref;
@@ -229,6 +234,10 @@ struct fl_host {
 	bool intx_masked;
 	u32 intx_acks;
 	struct delayed_work intx_work;
+	/* issue 8 item 6: user mappings of the buffers, zapped at remove (bufs.c) */
+	struct mutex map_lock;	/* see @map_lock above */
+	struct list_head vmas;
+	bool bufs_gone;
 };
 
 /* main.c */
@@ -247,6 +256,8 @@ const char *fl_state_name(u32 state);
 int fl_bufs_alloc(struct fl_host *host, u32 nbufs, size_t buf_size);
 void fl_bufs_free(struct fl_host *host);
 int fl_bufs_mmap(struct fl_host *host, struct vm_area_struct *vma);
+void fl_bufs_zap(struct fl_host *host);
+void fl_bufs_free_pages(struct fl_host *host, bool leak);
 void fl_buf_sync_for_device(struct fl_host *host, u32 idx, size_t bytes,
 			    enum dma_data_direction dir);
 void fl_buf_sync_for_cpu(struct fl_host *host, u32 idx, size_t bytes,
