@@ -554,4 +554,18 @@ static inline void fl_epc_set_core_init_notifier(struct pci_epc_features *f, boo
 #endif
 }
 
+/*
+ * framelink-host (issue 8 item 6, host/bufs.c): clearing the page table entries of a PFN map
+ * is zap_vma_ptes() up to 6.x and zap_special_vma_range() in 7.3 (mm/memory.c; same checks:
+ * the range inside the VMA, VM_PFNMAP or VM_MIXEDMAP).
+ */
+static inline void fl_zap_pfn_vma(struct vm_area_struct *vma)
+{
+#ifdef FL_HAVE_ZAP_SPECIAL_VMA_RANGE
+	zap_special_vma_range(vma, vma->vm_start, vma->vm_end - vma->vm_start);
+#else
+	zap_vma_ptes(vma, vma->vm_start, vma->vm_end - vma->vm_start);
+#endif
+}
+
 #endif /* _FRAMELINK_COMPAT_H */

@@ -11,6 +11,8 @@
  *   framelink check [-d DEV] [-t MS]      (API conformance: documented errors, ownership)
  *   framelink peek FILE OFFSET LENGTH     (hex dump of an mmap()able file, e.g. a PCI BAR's
  *                                          sysfs resourceN: the host's view, read only)
+ *   framelink hold DEV READY GO [race]    (lab: keep the buffers mapped across a removal,
+ *                                          then report SIGBUS vs data per page)
  *
  * send/recv --verify use a pattern derived from each frame's cookie, so `send --verify` on
  * one end and `recv --verify` on the other check every byte. echo inverts every received
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <setjmp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -75,6 +78,7 @@ static void usage(FILE *f)
 		"  bench [-d DEV] -s SIZE[,SIZE...] -n COUNT [-b BATCH] [-p PEERDEV] [-L US]\n"
 		"  check [-d DEV] [-t MS]         ioctl error paths and buffer ownership\n"
 		"  peek FILE OFFSET LENGTH        hex dump via mmap() (a BAR's sysfs resourceN)\n"
+		"  hold DEV READY GO [race]       lab: buffers mapped across a removal: SIGBUS?\n"
 		"options:\n"
 		"  -d DEV      device (default %s; echo: %s)\n"
 		"  -s SIZE     frame size, K/M suffixes (bench: comma-separated list)\n"
@@ -1152,6 +1156,130 @@ static int cmd_peek(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Lab helper (tests/vm/67-host-remove.sh): keep every buffer of DEV mmap()ed while the
+ * device is removed, then report what the mapping gives. Each page gets its own pattern,
+ * READY is created, and the tool waits (at most 120 s) for GO to exist; with "race" it
+ * meanwhile maps single pages again and again, so some mmap() calls run while the device
+ * goes away. Then every page of every mapping is read once: after a removal each read must
+ * fault with SIGBUS (the driver zapped the mapping), never return data (freed or reused
+ * memory, or buffers the device no longer owns). Exit 0 when every page faulted, 1 when any
+ * page could still be read, 2 on bad usage.
+ */
+#define HOLD_MAGIC	0x686f6c64ULL	/* "hold" */
+#define HOLD_RACE_MAX	4096
+
+static sigjmp_buf hold_jb;
+
+static void hold_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(hold_jb, 1);
+}
+
+/* 1: the read faulted (SIGBUS); 0: data came back (in *val) */
+static int hold_probe(const u64 *p, u64 *val)
+{
+	if (sigsetjmp(hold_jb, 1))
+		return 1;
+	/* one real load, not optimised away or merged */
+	*val = __atomic_load_n(p, __ATOMIC_RELAXED);
+	return 0;
+}
+
+struct hold_count {
+	u64 sigbus, intact, changed;
+};
+
+static void hold_check(const u8 *base, u64 first_page, u64 pages, u64 pg, struct hold_count *c)
+{
+	u64 v;
+
+	for (u64 i = 0; i < pages; i++) {
+		if (hold_probe((const u64 *)(base + i * pg), &v))
+			c->sigbus++;
+		else if (v == (HOLD_MAGIC << 32 | (first_page + i)))
+			c->intact++;
+		else
+			c->changed++;
+	}
+}
+
+static int cmd_hold(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = hold_sigbus };
+	u64 pg = (u64)sysconf(_SC_PAGESIZE), total, pages, nrace, nmaps = 0, enodev = 0;
+	struct hold_count c = { 0 }, rc = { 0 };
+	static void *race[HOLD_RACE_MAX];
+	static u64 race_page[HOLD_RACE_MAX];
+	int racing, fd, ready, reap_err;
+	struct fl_reap r = { 0 };
+	struct fl_completion cpl;
+	struct fl_info info;
+	u8 *p;
+
+	racing = argc == 6 && !strcmp(argv[5], "race");
+	if (argc != 5 && !racing) {
+		fprintf(stderr, "framelink: hold DEV READYFILE GOFILE [race]\n");
+		return 2;
+	}
+	fd = open(argv[2], O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, FL_IOC_INFO, &info)) {
+		fprintf(stderr, "framelink: hold %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	total = (u64)info.nbufs * info.buf_size;
+	pages = total / pg;
+	p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)info.mmap_offset);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "framelink: hold: mmap: %s\n", strerror(errno));
+		return 1;
+	}
+	for (u64 i = 0; i < pages; i++)
+		*(u64 *)(p + i * pg) = HOLD_MAGIC << 32 | i;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+	ready = open(argv[3], O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (ready < 0)
+		return 1;
+	close(ready);
+	/* racing: the newest HOLD_RACE_MAX single-page mappings are kept, older ones unmapped */
+	for (int t = 0; t < 120000 && access(argv[4], F_OK); ) {
+		if (racing && !enodev) {
+			u64 k = nmaps % HOLD_RACE_MAX;
+			void *m = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd,
+				       (off_t)(info.mmap_offset + (nmaps % pages) * pg));
+
+			if (m == MAP_FAILED) {
+				enodev = errno == ENODEV;
+				if (!enodev)
+					usleep(1000);
+				continue;
+			}
+			if (race[k])
+				munmap(race[k], pg);
+			race[k] = m;
+			race_page[k] = nmaps++ % pages;
+			continue;
+		}
+		usleep(1000);
+		t++;
+	}
+	hold_check(p, 0, pages, pg, &c);
+	nrace = nmaps < HOLD_RACE_MAX ? nmaps : HOLD_RACE_MAX;
+	for (u64 k = 0; k < nrace; k++)
+		hold_check(race[k], race_page[k], 1, pg, &rc);
+	r.ptr = (u64)(unsigned long)&cpl;
+	r.max = 1;
+	reap_err = ioctl(fd, FL_IOC_REAP, &r) ? errno : 0;
+	printf("hold: pages %llu sigbus %llu intact %llu changed %llu; ",
+	       pages, c.sigbus, c.intact, c.changed);
+	printf("race mmaps %llu kept %llu sigbus %llu intact %llu changed %llu ",
+	       nmaps, nrace, rc.sigbus, rc.intact, rc.changed);
+	printf("mmap_enodev %llu; reap %s\n", enodev, errname(reap_err));
+	return c.sigbus == pages && rc.sigbus == nrace ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -1184,6 +1312,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "peek"))
 		return cmd_peek(argc, argv);
+	if (!strcmp(cmd, "hold"))
+		return cmd_hold(argc, argv);
 	optind = 2;
 	while ((ch = getopt_long(argc, argv, "d:s:n:b:t:p:L:vVh", lopts, NULL)) != -1) {
 		switch (ch) {

@@ -156,6 +156,11 @@ struct fl_rx_shadow {
  * @irq_polled: the self-test found that the endpoint's interrupts do not arrive:
  *	completions are polled as without a vector (fl_host_irq_live()); written under
  *	@lock, read locklessly by waiters.
+ * @map_lock: protects @vmas, each entry's use count and @bufs_gone; nests inside the
+ *	mmap_lock of an address space (->mmap, vm_ops open/close run under it).
+ * @vmas: one struct fl_host_vma per mmap() of the buffers (bufs.c), so remove() can wait
+ *	for an mmap() still linking its VMA and zap every user mapping.
+ * @bufs_gone: remove() zaps the mappings and frees the buffer pages: no new mapping.
  */
 struct fl_host {
 	struct kref ref;
@@ -242,6 +247,10 @@ struct fl_host {
 	atomic_t irqt_count;
 	u32 irq_test;
 	bool irq_polled;
+	/* issue 8 item 6: user mappings of the buffers, zapped at remove (bufs.c) */
+	struct mutex map_lock;	/* see @map_lock above */
+	struct list_head vmas;
+	bool bufs_gone;
 };
 
 /**
@@ -272,6 +281,8 @@ const char *fl_state_name(u32 state);
 int fl_bufs_alloc(struct fl_host *host, u32 nbufs, size_t buf_size);
 void fl_bufs_free(struct fl_host *host);
 int fl_bufs_mmap(struct fl_host *host, struct vm_area_struct *vma);
+void fl_bufs_zap(struct fl_host *host);
+void fl_bufs_free_pages(struct fl_host *host, bool leak);
 void fl_buf_sync_for_device(struct fl_host *host, u32 idx, size_t bytes,
 			    enum dma_data_direction dir);
 void fl_buf_sync_for_cpu(struct fl_host *host, u32 idx, size_t bytes,

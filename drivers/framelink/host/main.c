@@ -319,10 +319,16 @@ static void fl_remove(struct pci_dev *pdev)
 
 	fl_irq_teardown(host);
 	/*
-	 * Bus mastering off before the completion ring goes: an endpoint that did not stop
-	 * cannot write it any more (on a board: its requests are refused upstream).
+	 * In this order: bus mastering off (an endpoint that did not stop cannot write host
+	 * memory any more: on a board its requests are refused upstream), then no user
+	 * mapping reaches the buffers (an access gets SIGBUS), then the buffers and the
+	 * completion ring are freed, here, through the device while it is still bound (its
+	 * DMA and IOMMU state goes once remove() returns). An endpoint that did not reach
+	 * RESET keeps both for good: the leak is logged.
 	 */
 	pci_clear_master(pdev);
+	fl_bufs_zap(host);
+	fl_bufs_free_pages(host, leak_cq);
 	if (leak_cq)
 		dev_warn(host->dev,
 			 "endpoint did not stop: completion ring leaked, bus mastering disabled\n");
@@ -341,10 +347,9 @@ static void fl_remove(struct pci_dev *pdev)
 	pci_disable_device(pdev);
 	ida_free(&fl_host_ida, host->id);
 	dev_info(host->dev, "/dev/%s removed%s\n", host->name, gone ? " (link lost)" : "");
-	/* open files or mappings keep the buffers: say so, they are freed at the last put */
+	/* open files keep only the bookkeeping (their calls fail with -ENODEV) until closed */
 	if (kref_read(&host->ref) > 1)
-		dev_info(host->dev,
-			 "frame buffers still open or mapped by user space: freed at the last close/munmap\n");
+		dev_info(host->dev, "still open or mapped by user space: buffers freed, calls fail with -ENODEV, accesses with SIGBUS\n");
 	fl_host_put(host);
 }
 
