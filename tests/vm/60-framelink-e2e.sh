@@ -9,35 +9,7 @@
 # RESUME_XFAIL are set by 61-framelink-j784s4.sh, which runs the same cases under the J784S4 root.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
-
-FN=$EP/functions/framelink_epf/fl0
-HDEV=/dev/framelink0
-EDEV=/dev/framelink-ep0
-
-fl_bind() {
-	ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start &&
-		wait_for 100 test -c $HDEV && wait_for 100 test -c $EDEV
-}
-
-fl_unbind() {
-	echo 0 >$EP/controllers/$EPC/start
-	rm -f $EP/controllers/$EPC/fl0
-	wait_for 100 test ! -e $EDEV
-}
-
-fl_up() {
-	t_insmod pci-epc-loop profile=$1 rc_profile=$2 && t_insmod framelink-epf && t_insmod framelink-host &&
-		wait_for 50 test -d $EP/controllers/$EPC && mkdir $FN &&
-		wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
-	a=$(echo $FN/framelink_epf.*)
-	echo 8 >$a/slots && echo 4194304 >$a/slot_size && echo 8 >$FN/msi_interrupts && fl_bind
-}
-
-fl_down() {
-	fl_unbind
-	rmdir $FN
-	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
-}
+. /tests/framelink-lib.sh
 
 # errnos FILE WHO ALLOWED END: the app's tally line ("WHO: status: OK=n ECANCELED=m end=ENODEV",
 # see framelink.c) names at least one error, no errno outside ALLOWED (a |-list), and ends
@@ -142,8 +114,8 @@ stream_cut() {
 
 link_cut() { echo down >$LOOPDBG/link; }
 
-# hstat NAME: one host STATS counter, read through `framelink stats`
-hstat() { framelink stats -d $HDEV | awk -v k="$1:" '$1 == k { print $2 }'; }
+# hstat NAME: one host STATS counter
+hstat() { fl_stat $HDEV "$1"; }
 
 # streaming PID N: PID runs and the host has received more than N frames
 streaming() { alive $1 && [ "$(hstat rx_frames)" -gt $2 ]; }

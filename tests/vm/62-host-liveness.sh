@@ -13,37 +13,10 @@
 #  - framelink-host vectors=0 (no interrupt vector): poll() is woken without interrupts.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
+. /tests/framelink-lib.sh
 
-FN=$EP/functions/framelink_epf/fl0
-HDEV=/dev/framelink0
-EDEV=/dev/framelink-ep0
-
-bind_fn() {
-	ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start &&
-		wait_for 100 test -c $HDEV && wait_for 100 test -c $EDEV
-}
-
-unbind_fn() {
-	echo 0 >$EP/controllers/$EPC/start
-	rm -f $EP/controllers/$EPC/fl0
-	wait_for 100 test ! -e $EDEV
-}
-
-up() {
-	t_insmod pci-epc-loop profile=tegra234 rc_profile=j784s4 && t_insmod framelink-epf &&
-		t_insmod framelink-host "$@" &&
-		wait_for 50 test -d $EP/controllers/$EPC && mkdir $FN &&
-		wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
-	a=$(echo $FN/framelink_epf.*)
-	echo 8 >$a/slots && echo 4194304 >$a/slot_size && echo 8 >$FN/msi_interrupts && bind_fn
-}
-
-down() {
-	unbind_fn
-	rmdir $FN
-	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
-}
-
+# up [HOST_PARAM...]: Tegra234 endpoint (CPU copies) under the J784S4 root, 8 slots of 4 MiB
+up() { fl_start "profile=tegra234 rc_profile=j784s4" "$*" slots=8 slot_size=4194304; }
 
 if t_check "j784s4: loop, framelink-epf, framelink-host up" up; then
 	FL_LINK_KNOB=$LOOPDBG/link t_run_tap "kselftest.live.j784s4" framelink_test
@@ -58,24 +31,24 @@ if t_check "j784s4: loop, framelink-epf, framelink-host up" up; then
 	# endpoint and resets the queue before queueing. 4K,64K: what is tested is the host's
 	# recovery; 1 MiB CPU copies on a loaded 2-core machine stall the endpoint engine for
 	# seconds (issue 8 item 7, endpoint side) and are covered by 61.
-	unbind_fn
+	fl_unbind
 	t_check "j784s4: host device kept across the EPF unbind" test -c $HDEV
-	t_check "j784s4: EPF bound again" bind_fn
+	t_check "j784s4: EPF bound again" fl_bind
 	framelink echo -d $EDEV >/tmp/echo62.out 2>&1 &
 	echo_pid=$!
 	t_check "j784s4: streaming after an endpoint restart" \
 		framelink bench -d $HDEV -s 4K,64K -n 50
 	kill $echo_pid
 	wait $echo_pid 2>/dev/null
-	t_check "j784s4: tear down and unload" down
+	t_check "j784s4: tear down and unload" fl_down
 else
-	down >/dev/null 2>&1
+	fl_down >/dev/null 2>&1
 fi
 
 if t_check "j784s4 vectors=0: framelink-host without an interrupt vector" up vectors=0; then
 	t_check "j784s4 vectors=0: host polls (dmesg)" sh -c "dmesg | grep -q 'framelink0.*polling'"
 	t_run_tap "kselftest.novector.j784s4" framelink_test
-	t_check "j784s4 vectors=0: tear down and unload" down
+	t_check "j784s4 vectors=0: tear down and unload" fl_down
 else
-	down >/dev/null 2>&1
+	fl_down >/dev/null 2>&1
 fi

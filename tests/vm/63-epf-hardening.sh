@@ -11,10 +11,8 @@
 #  10: mmap() racing unbind, in a loop: every mapping mmap() returned faults afterwards.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
+. /tests/framelink-lib.sh
 
-FN=$EP/functions/framelink_epf/fl0
-EPDEV=/dev/framelink-ep0
-HDEV=/dev/framelink0
 ST_STATE=0x200		# FL_BAR_STATUS_OFFSET + offsetof(state)
 DB_RESERVED=0x318	# FL_BAR_DOORBELL_OFFSET + offsetof(reserved) (0x314 is irq_test, FL_F_IRQ_TEST)
 CTRL_RESERVED=0x120	# FL_BAR_CTRL_OFFSET + offsetof(reserved)
@@ -25,28 +23,18 @@ if [ ! -f /modules/framelink-host.ko ] || [ ! -f /modules/framelink-epf.ko ]; th
 fi
 
 # ep_stat NAME: one FL_IOC_STATS counter of the endpoint (empty when unreadable)
-ep_stat() { framelink stats -d $EPDEV | awk -v k="$1:" '$1 == k { print $2 }'; }
+ep_stat() { fl_stat $EDEV "$1"; }
 # stat_gt NAME VALUE: the counter is readable and above VALUE
 stat_gt() { v=$(ep_stat "$1"); [ -n "$v" ] && [ -n "$2" ] && [ "$v" -gt "$2" ]; }
 
 fn_create() {
-	mkdir $FN || return 1
-	wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
-	a=$(echo $FN/framelink_epf.*)
-	echo 8 >$a/slots && echo 1048576 >$a/slot_size && echo 2 >$a/dma_channels &&
-		echo 8 >$FN/msi_interrupts && echo 8 >$FN/msix_interrupts
+	fl_fn_create slots=8 slot_size=1048576 dma_channels=2 && echo 8 >$FN/msix_interrupts
 }
 
 ep_up() {
 	[ -e $EP/controllers/$EPC/fl0 ] || ln -s $FN $EP/controllers/$EPC/ || return 1
 	echo 1 >$EP/controllers/$EPC/start || return 1
-	wait_for 100 test -c $EPDEV
-}
-
-down() {
-	echo 0 >$EP/controllers/$EPC/start
-	rm -f $EP/controllers/$EPC/fl0
-	wait_for 50 sh -c "! test -e $EPDEV"
+	wait_for 100 test -c $EDEV
 }
 
 host_load() { [ -d /sys/module/framelink_host ] || t_insmod framelink-host nbufs=8 buf_size=1048576; }
@@ -54,10 +42,10 @@ host_unload() { [ ! -d /sys/module/framelink_host ] || rmmod framelink_host; }
 
 # bench_echo TAG: frames both ways through the endpoint's echo
 bench_echo() {
-	framelink echo -d $EPDEV -t 20000 >/tmp/echo.out 2>&1 &
+	framelink echo -d $EDEV -t 20000 >/tmp/echo.out 2>&1 &
 	epid=$!
 	sleep 0.3
-	out=$(timeout 120 framelink bench -d $HDEV -p $EPDEV -s 4K,1M -n 8 2>&1)
+	out=$(timeout 120 framelink bench -d $HDEV -p $EDEV -s 4K,1M -n 8 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/# /'
 	kill -INT $epid 2>/dev/null
@@ -116,7 +104,7 @@ t_check "reserved: corrupt fl_bar_doorbell.reserved while READY" \
 t_check "reserved: protocol error counted" wait_for 50 stat_gt protocol_errors "$p0"
 t_check "reserved: logged (rate-limited)" sh -c "dmesg | grep -q 'reserved field'"
 t_check "reserved: host unbinds" host_unload
-t_check "reserved: unbind" down
+t_check "reserved: unbind" fl_unbind 50
 t_check "reserved: remove function" rmdir $FN
 
 # A fresh function: the host's control block carries garbage in reserved at enable
@@ -128,7 +116,7 @@ t_check "reserved: corrupt fl_bar_ctrl.reserved before enable" \
 host_load
 t_check "reserved: enable refused, protocol error counted" wait_for 100 stat_gt protocol_errors "$p0"
 t_check "reserved: host unbinds" host_unload
-t_check "reserved: unbind" down
+t_check "reserved: unbind" fl_unbind 50
 
 # --- 10: mmap() racing unbind, in a loop ----------------------------------------------------
 i=0
@@ -140,7 +128,7 @@ while [ $i -lt 12 ]; do
 	tp=$!
 	sleep 0.$((i * 7 % 10))
 	# the test probes its mappings only once the unbind (and its zap) has returned
-	t_check "mmap/unbind $i: unbind while mapping" down
+	t_check "mmap/unbind $i: unbind while mapping" fl_unbind 50
 	touch /tmp/unbind.done
 	wait_bounded $tp 90
 	rc=$?

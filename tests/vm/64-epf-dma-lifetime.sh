@@ -17,56 +17,64 @@
 #    honoured within the host's 2 s bound (the copy is bounded per engine pass).
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
+. /tests/framelink-lib.sh
 
 FN=$EP/functions/framelink_epf/dl0
-HDEV=/dev/framelink0
-EDEV=/dev/framelink-ep0
 
 if [ ! -f /modules/framelink-epf.ko ]; then
 	t_skip "dma-lifetime: framelink-epf" "framelink-epf.ko not built"
 	exit 0
 fi
 
-bind() {
-	ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start &&
-		wait_for 100 test -c $HDEV && wait_for 100 test -c $EDEV
-}
-
-unbind() {
-	echo 0 >$EP/controllers/$EPC/start
-	rm -f $EP/controllers/$EPC/dl0
-	wait_for 100 test ! -e $EDEV
-}
-
 # up PROFILE SLOT_SIZE DMA_CHANNELS [HOST PARAMS...]; $SLOTS slots (default 8)
 up() {
-	p=$1 sz=$2 ch=$3
+	local _p=$1 _sz=$2 _ch=$3
 	shift 3
-	t_insmod pci-epc-loop profile=$p && t_insmod framelink-epf &&
-		t_insmod framelink-host "$@" &&
-		wait_for 50 test -d $EP/controllers/$EPC && mkdir $FN &&
-		wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
-	a=$(echo $FN/framelink_epf.*)
-	echo ${SLOTS:-8} >$a/slots && echo $sz >$a/slot_size && echo 16 >$a/ring_entries &&
-		echo $ch >$a/dma_channels && echo 8 >$FN/msi_interrupts && bind
+	fl_start "profile=$_p" "$*" slots=${SLOTS:-8} slot_size=$_sz ring_entries=16 \
+		dma_channels=$_ch
 }
 
-down() {
-	unbind
-	rmdir $FN
-	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
+# run_case TAG WHAT BODY UP_ARGS...: "TAG: WHAT" brings the pair up (up UP_ARGS), BODY runs
+# only when it came up, "TAG: tear down" either way
+run_case() {
+	local _tag=$1 _what=$2 _body=$3
+	shift 3
+	if t_check "$_tag: $_what" up "$@"; then
+		$_body
+	fi
+	t_check "$_tag: tear down" fl_down
 }
 
-stat_of() { framelink stats -d $1 | sed -n "s/^$2: *//p"; }
+# echo_bench NAME SIZES LOG: the endpoint echoes (its output to LOG) while the host's bench
+# of 50 round trips of SIZES is the check NAME
+echo_bench() {
+	framelink echo -d $EDEV >$3 2>&1 &
+	local _epid=$!
+	t_check "$1" framelink bench -d $HDEV -s $2 -n 50
+	kill $_epid 2>/dev/null
+	wait $_epid
+}
+
+# busy TAG RATE_MBPS SIZE LOG_PREFIX: the link slowed to RATE_MBPS, an echo on the endpoint
+# ($epid) and an endless bench of SIZE frames on the host ($bpid); "TAG: DMA busy" once a
+# channel is active
+busy() {
+	echo $2 >$LOOPDBG/rate_mbps
+	framelink echo -d $EDEV >$4-echo.log 2>&1 &
+	epid=$!
+	framelink bench -d $HDEV -s $3 -n 1000000 >$4-bench.log 2>&1 &
+	bpid=$!
+	t_check "$1: DMA busy" wait_for 100 dma_active
+}
+
 dma_active() { grep -q ' active ' $LOOPDBG/channels; }
 dma_idle() { ! dma_active; }
 now_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
 logs() { sed "s/^/# $1: /" $2; }
 
 # ---------------------------------------------------------------- A: abort with queued work
-if t_check "A: tegra234-edma up, one channel per direction" \
-	up tegra234-edma 4194304 1 nbufs=8 buf_size=4194304; then
-	a0=$(stat_of $EDEV dma_aborts)
+case_a() {
+	a0=$(fl_stat $EDEV dma_aborts)
 	framelink recv -d $EDEV -n 0 -t 30000 >/tmp/a-recv.log 2>&1 &
 	rpid=$!
 	sleep 0.5
@@ -88,23 +96,20 @@ if t_check "A: tegra234-edma up, one channel per direction" \
 		sh -c "! grep -q 'no completion' /tmp/a-send.log"
 	t_check "A: exactly one frame failed with EIO" \
 		test "$(grep -c 'Input/output error' /tmp/a-send.log)" = 1
-	a1=$(stat_of $EDEV dma_aborts)
+	a1=$(fl_stat $EDEV dma_aborts)
 	t_check "A: endpoint counted one DMA abort ($a0 -> $a1)" test $((a1 - a0)) -eq 1
 	echo 0 >$LOOPDBG/fail_dma
 	kill $rpid 2>/dev/null
 	wait $rpid
-	framelink echo -d $EDEV >/tmp/a-echo.log 2>&1 &
-	epid=$!
-	t_check "A: stream after the abort" framelink bench -d $HDEV -s 4K,256K -n 50
-	kill $epid 2>/dev/null
-	wait $epid
-fi
-t_check "A: tear down" down
+	echo_bench "A: stream after the abort" 4K,256K /tmp/a-echo.log
+}
+run_case A "tegra234-edma up, one channel per direction" case_a \
+	tegra234-edma 4194304 1 nbufs=8 buf_size=4194304
 
 # ---------------------------------------------------------------- B: reset, DMA cannot stop
 # one write channel: dw-edma's synchronize gives up after 5 s, well before the sender's 10 s
-if t_check "B: tegra234-edma up" up tegra234-edma 1048576 1 nbufs=8 buf_size=1048576; then
-	l0=$(stat_of $EDEV dma_leaked)
+case_b() {
+	l0=$(fl_stat $EDEV dma_leaked)
 	framelink recv -d $HDEV -n 0 -t 60000 >/tmp/b-hrecv.log 2>&1 &
 	hpid=$!
 	sleep 0.5
@@ -127,7 +132,7 @@ if t_check "B: tegra234-edma up" up tegra234-edma 1048576 1 nbufs=8 buf_size=104
 	else
 		t_ok "B: slot not returned while its DMA may still write"
 	fi
-	l1=$(stat_of $EDEV dma_leaked)
+	l1=$(fl_stat $EDEV dma_leaked)
 	t_check "B: endpoint counted the leaked transfer ($l0 -> $l1)" test $((l1 - l0)) -eq 1
 	# the DMA ends; the endpoint sees the channel idle and only then reports RESET
 	dmesg -c >/dev/null
@@ -145,9 +150,9 @@ if t_check "B: tegra234-edma up" up tegra234-edma 1048576 1 nbufs=8 buf_size=104
 	t_check "B: the leaked slot stays the engine's (SUBMIT -> EBUSY)" \
 		grep -q 'Device or resource busy' /tmp/b-send3.log
 	# the next generation, on a fresh binding: the slot memory is freed only now
-	t_check "B: unbind after the DMA ended" unbind
+	t_check "B: unbind after the DMA ended" fl_unbind
 	t_check "B: nothing leaked at unbind" sh -c "! dmesg | grep -q 'never stopped'"
-	t_check "B: rebind" bind
+	t_check "B: rebind" fl_bind
 	framelink recv -d $HDEV -n 32 --verify -t 30000 >/tmp/b-hrecv.log 2>&1 &
 	hpid=$!
 	sleep 1
@@ -157,20 +162,15 @@ if t_check "B: tegra234-edma up" up tegra234-edma 1048576 1 nbufs=8 buf_size=104
 	rc=$?
 	logs recv /tmp/b-hrecv.log
 	t_check "B: host received 32 verified frames of the new generation" test $rc -eq 0
-fi
-t_check "B: tear down" down
+}
+run_case B "tegra234-edma up" case_b tegra234-edma 1048576 1 nbufs=8 buf_size=1048576
 
 # ---------------------------------------------------------------- C: unbind while busy
-if t_check "C: tegra234-edma up" up tegra234-edma 4194304 2 nbufs=8 buf_size=4194304; then
-	echo 80 >$LOOPDBG/rate_mbps
-	framelink echo -d $EDEV >/tmp/c-echo.log 2>&1 &
-	epid=$!
-	framelink bench -d $HDEV -s 4M -n 1000000 >/tmp/c-bench.log 2>&1 &
-	bpid=$!
-	t_check "C: DMA busy" wait_for 100 dma_active
+case_c() {
+	busy C 80 4M /tmp/c
 	sed 's/^/# /' $LOOPDBG/channels
 	t0=$(now_cs)
-	unbind &
+	fl_unbind &
 	upid=$!
 	wait_bounded $upid 30
 	rc=$?
@@ -184,23 +184,14 @@ if t_check "C: tegra234-edma up" up tegra234-edma 4194304 2 nbufs=8 buf_size=419
 		wait_bounded $p 20
 	done
 	echo 0 >$LOOPDBG/rate_mbps
-	t_check "C: rebind" bind
-	framelink echo -d $EDEV >/tmp/c-echo.log 2>&1 &
-	epid=$!
-	t_check "C: verified round trips after rebind" framelink bench -d $HDEV -s 4K,1M -n 50
-	kill $epid 2>/dev/null
-	wait $epid
-fi
-t_check "C: tear down" down
+	t_check "C: rebind" fl_bind
+	echo_bench "C: verified round trips after rebind" 4K,1M /tmp/c-echo.log
+}
+run_case C "tegra234-edma up" case_c tegra234-edma 4194304 2 nbufs=8 buf_size=4194304
 
 # ---------------------------------------------------------------- D: link down while busy
-if t_check "D: tegra234-edma up" up tegra234-edma 4194304 2 nbufs=8 buf_size=4194304; then
-	echo 200 >$LOOPDBG/rate_mbps
-	framelink echo -d $EDEV >/tmp/d-echo.log 2>&1 &
-	epid=$!
-	framelink bench -d $HDEV -s 1M -n 1000000 >/tmp/d-bench.log 2>&1 &
-	bpid=$!
-	t_check "D: DMA busy" wait_for 100 dma_active
+case_d() {
+	busy D 200 1M /tmp/d
 	sleep 1
 	echo down >$LOOPDBG/link
 	wait_bounded $bpid 20
@@ -212,17 +203,12 @@ if t_check "D: tegra234-edma up" up tegra234-edma 4194304 2 nbufs=8 buf_size=419
 	echo 0 >$LOOPDBG/rate_mbps
 	echo up >$LOOPDBG/link
 	t_check "D: host device back" wait_for 100 test -c $HDEV
-	framelink echo -d $EDEV >/tmp/d-echo.log 2>&1 &
-	epid=$!
-	t_check "D: verified round trips after link up" framelink bench -d $HDEV -s 4K,1M -n 50
-	kill $epid 2>/dev/null
-	wait $epid
-fi
-t_check "D: tear down" down
+	echo_bench "D: verified round trips after link up" 4K,1M /tmp/d-echo.log
+}
+run_case D "tegra234-edma up" case_d tegra234-edma 4194304 2 nbufs=8 buf_size=4194304
 
 # ---------------------------------------------------------------- E: CPU path, reset bound
-SLOTS=16
-if t_check "E: tegra234 (CPU copies) up" up tegra234 8388608 2 nbufs=16 buf_size=8388608; then
+case_e() {
 	framelink recv -d $EDEV -n 0 -t 60000 >/tmp/e-recv.log 2>&1 &
 	rpid=$!
 	sleep 0.5
@@ -248,5 +234,6 @@ if t_check "E: tegra234 (CPU copies) up" up tegra234 8388608 2 nbufs=16 buf_size
 	t_check "E: 8 MiB frames after the reset" framelink send -d $HDEV -s 8M -n 8 --verify
 	wait_bounded $rpid 40
 	t_check "E: endpoint verified them" test $? -eq 0
-fi
-t_check "E: tear down" down
+}
+SLOTS=16
+run_case E "tegra234 (CPU copies) up" case_e tegra234 8388608 2 nbufs=16 buf_size=8388608

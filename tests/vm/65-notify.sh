@@ -11,25 +11,10 @@
 #    function for a jiffy per run; the endpoint raises the next INTx only after irq_ack).
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
+. /tests/framelink-lib.sh
 
-FN=$EP/functions/framelink_epf/fl0
-HDEV=/dev/framelink0
-EDEV=/dev/framelink-ep0
-
-fl_bind() {
-	ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start &&
-		wait_for 100 test -c $HDEV && wait_for 100 test -c $EDEV
-}
-
-# fl_up PROFILE RC_PROFILE IRQ_MODE
-fl_up() {
-	t_insmod pci-epc-loop profile=$1 rc_profile=$2 && t_insmod framelink-epf &&
-		t_insmod framelink-host && wait_for 50 test -d $EP/controllers/$EPC && mkdir $FN &&
-		wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
-	a=$(echo $FN/framelink_epf.*)
-	echo 8 >$a/slots && echo 65536 >$a/slot_size && echo $3 >$a/irq_mode &&
-		echo 8 >$FN/msi_interrupts && fl_bind
-}
+# up PROFILE RC_PROFILE IRQ_MODE: 8 slots of 64 KiB, the endpoint's irq_mode IRQ_MODE
+up() { fl_start "profile=$1 rc_profile=$2" "" slots=8 slot_size=65536 irq_mode=$3; }
 
 # intx_only: the lab's function always has an MSI capability (as a DesignWare endpoint does):
 # rebind the host driver with MSI disallowed for the device so that it takes INTx
@@ -40,20 +25,9 @@ intx_only() {
 		echo $d >/sys/bus/pci/drivers/framelink-host/bind && wait_for 100 test -c $HDEV
 }
 
-fl_down() {
-	echo 0 >$EP/controllers/$EPC/start
-	rm -f $EP/controllers/$EPC/fl0
-	wait_for 100 test ! -e $EDEV
-	rmdir $FN
-	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
-}
-
-# stat DEV NAME: one counter of `framelink stats`
-stat() { framelink stats -d $1 | sed -n "s/^$2: *//p"; }
-
 # fl_no_safety_wakeups: the host was never woken by the safety slice with work waiting
 fl_no_safety_wakeups() {
-	s=$(stat $HDEV safety_wakeups)
+	s=$(fl_stat $HDEV safety_wakeups)
 	echo "safety_wakeups $s"
 	[ "$s" = 0 ]
 }
@@ -81,7 +55,7 @@ notify_run() {
 
 for pair in tegra234:generic-rc tegra234-edma:generic-rc; do
 	p=${pair%%:*}
-	if ! t_check "$p: loop, framelink-epf, framelink-host up (MSI)" fl_up $p ${pair#*:} msi; then
+	if ! t_check "$p: loop, framelink-epf, framelink-host up (MSI)" up $p ${pair#*:} msi; then
 		fl_down >/dev/null 2>&1
 		continue
 	fi
@@ -90,7 +64,7 @@ for pair in tegra234:generic-rc tegra234-edma:generic-rc; do
 	echo 2000000 >$LOOPDBG/posted_ns
 	notify_run "$p: posted_ns=2ms, REAP waits" reap 200 120
 	t_check "$p: posted_ns=2ms, REAP: no wake-up lost" fl_no_safety_wakeups
-	t_check "$p: posted_ns=2ms: interrupts > 0" test "$(stat $HDEV interrupts)" -gt 0
+	t_check "$p: posted_ns=2ms: interrupts > 0" test "$(fl_stat $HDEV interrupts)" -gt 0
 	notify_run "$p: posted_ns=2ms, poll() without timeout" poll 200 120
 	t_check "$p: posted_ns=2ms, streaming bench" framelink bench -d $HDEV -s 4K,64K -n 200
 	t_check "$p: posted_ns=2ms, after bench: no wake-up lost" fl_no_safety_wakeups
@@ -104,25 +78,25 @@ done
 # the line is held and reaches the host, the lab re-runs the handler after each return (at
 # most every 50-100 us): thousands of runs per raise unless the host masks INTx.
 p=tegra234
-if t_check "$p: up with INTx only" fl_up $p generic-rc intx; then
+if t_check "$p: up with INTx only" up $p generic-rc intx; then
 	t_check "$p: host driver rebound without MSI" intx_only
 	t_check "$p: host uses INTx" sh -c "framelink info -d $HDEV | grep -q 'notify: *INTx'"
 	echo 1 >$LOOPDBG/intx_level
 	echo_start
 	notify_run "$p: INTx 1 ms pulse, poll()" poll 100 120
 	notify_run "$p: INTx 1 ms pulse, REAP" reap 100 120
-	t_check "$p: INTx 1 ms pulse: interrupts > 0" test "$(stat $HDEV interrupts)" -gt 0
+	t_check "$p: INTx 1 ms pulse: interrupts > 0" test "$(fl_stat $HDEV interrupts)" -gt 0
 	t_check "$p: INTx 1 ms pulse: no wake-up lost" fl_no_safety_wakeups
 
 	echo 200000 >$LOOPDBG/intx_assert_us
 	r0=$(sed -n 's/^irq_intx_redelivered *//p' $LOOPDBG/rc_stats)
-	i0=$(stat $HDEV interrupts)
-	e0=$(stat $EDEV interrupts)
+	i0=$(fl_stat $HDEV interrupts)
+	e0=$(fl_stat $EDEV interrupts)
 	notify_run "$p: INTx held 200 ms, poll()" poll 10 120
 	notify_run "$p: INTx held 200 ms, REAP" reap 10 120
 	r1=$(sed -n 's/^irq_intx_redelivered *//p' $LOOPDBG/rc_stats)
-	i1=$(stat $HDEV interrupts)
-	raised=$(($(stat $EDEV interrupts) - e0))
+	i1=$(fl_stat $HDEV interrupts)
+	raised=$(($(fl_stat $EDEV interrupts) - e0))
 	echo "# INTx raised $raised, handler re-runs $((r1 - r0)), host interrupts $((i1 - i0))"
 	t_check "$p: INTx held: interrupts > 0" test $((i1 - i0)) -gt 0
 	t_check "$p: INTx held: handler re-runs <= one per ms of hold (no livelock)" \

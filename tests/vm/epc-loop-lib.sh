@@ -8,14 +8,15 @@ EPC=pci-epc-loop
 FUNC=$EP/functions/pci_epf_test/loop0
 DEV=/dev/pci-endpoint-test.0
 
-# wait_for COUNT CMD...: retry CMD every 0.1 s, at most COUNT times.
+# wait_for COUNT CMD...: retry CMD every 0.1 s, at most COUNT times. The count is local (and
+# named apart: busybox sh scopes locals dynamically, so CMD would still see a plain `n`).
 wait_for() {
-	n=$1
+	local _wf_left=$1
 	shift
-	while [ "$n" -gt 0 ]; do
+	while [ "$_wf_left" -gt 0 ]; do
 		"$@" && return 0
 		sleep 0.1
-		n=$((n - 1))
+		_wf_left=$((_wf_left - 1))
 	done
 	return 1
 }

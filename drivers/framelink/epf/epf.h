@@ -151,18 +151,6 @@ struct fl_sub {
 
 struct fl_xfer;
 
-/**
- * struct fl_xfer_part - back-pointer per channel, set up by slots.c
- * @x: the transfer.
- *
- * No longer a DMA callback parameter: a descriptor's callback gets its
- * struct fl_dma_ctx, which is never reused while the descriptor may still
- * call back (see xfer.c).
- */
-struct fl_xfer_part {
-	struct fl_xfer *x;
-};
-
 struct fl_dma_chan;
 
 /**
@@ -230,7 +218,6 @@ struct fl_dma_chan {
  * @cpu_host: CPU copy: host bus address (engine private).
  * @cpu_off: CPU copy: bytes copied so far (engine private).
  * @cpu_to_host: CPU copy: direction (engine private).
- * @part: callback parameters of the DMA parts.
  */
 struct fl_xfer {
 	struct fl_ep *ep;
@@ -253,7 +240,6 @@ struct fl_xfer {
 	u64 cpu_host;
 	u32 cpu_off;
 	bool cpu_to_host;
-	struct fl_xfer_part part[FL_EP_MAX_CHANNELS];
 };
 
 /**

@@ -40,7 +40,7 @@ static u32 fl_fifo_len(const struct fl_fifo *f)
 int fl_slots_alloc(struct fl_ep *ep)
 {
 	u32 cap = roundup_pow_of_two(ep->cfg.slots);
-	u32 i, j;
+	u32 i;
 
 	ep->nslots = ep->cfg.slots;
 	ep->slot_size = PAGE_ALIGN(ep->cfg.slot_size);
@@ -62,10 +62,6 @@ int fl_slots_alloc(struct fl_ep *ep)
 	for (i = 0; i < ep->entries; i++) {
 		ep->txx[i].ep = ep;
 		ep->rxx[i].ep = ep;
-		for (j = 0; j < FL_EP_MAX_CHANNELS; j++) {
-			ep->txx[i].part[j].x = &ep->txx[i];
-			ep->rxx[i].part[j].x = &ep->rxx[i];
-		}
 	}
 
 	ep->slots_va = dma_alloc_coherent(ep->dma_dev, ep->slots_bytes, &ep->slots_dma,

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the framelink tests (tests/vm/6*-*.sh), sourced after /tests/lib.sh and
+# /tests/epc-loop-lib.sh. Not a test itself: the VM runs only /tests/[0-9]*.sh.
+#
+# One framelink_epf function, $FN, on the loop's controller; a script may set FN to another
+# name after sourcing (the helpers read it when they run).
+
+FN=$EP/functions/framelink_epf/fl0
+HDEV=/dev/framelink0
+EDEV=/dev/framelink-ep0
+
+# fl_bind: link the function to the controller, start it, wait for both devices.
+fl_bind() {
+	ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start &&
+		wait_for 100 test -c $HDEV && wait_for 100 test -c $EDEV
+}
+
+# fl_unbind [TRIES]: stop the controller, unlink the function, wait (TRIES x 0.1 s, default
+# 100) until the endpoint device is gone.
+fl_unbind() {
+	echo 0 >$EP/controllers/$EPC/start
+	rm -f $EP/controllers/$EPC/${FN##*/}
+	wait_for "${1:-100}" test ! -e $EDEV
+}
+
+# fl_modules LOOP_PARAMS [HOST_PARAM...]: pci-epc-loop with LOOP_PARAMS (one word list, e.g.
+# "profile=tegra234 rc_profile=j784s4"), framelink-epf, framelink-host with the HOST_PARAMs;
+# then wait for the loop's controller.
+fl_modules() {
+	local _loop=$1
+	shift
+	t_insmod pci-epc-loop $_loop && t_insmod framelink-epf && t_insmod framelink-host "$@" &&
+		wait_for 50 test -d $EP/controllers/$EPC
+}
+
+# fl_fn_create ATTR=VALUE...: make $FN, write each framelink_epf attribute in the order given,
+# then 8 MSI vectors. Not bound.
+fl_fn_create() {
+	local _a _kv
+	mkdir $FN && wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
+	_a=$(echo $FN/framelink_epf.*)
+	for _kv in "$@"; do
+		echo "${_kv#*=}" >$_a/${_kv%%=*} || return 1
+	done
+	echo 8 >$FN/msi_interrupts
+}
+
+# fl_start LOOP_PARAMS HOST_PARAMS ATTR=VALUE...: fl_modules, fl_fn_create, fl_bind.
+# HOST_PARAMS is one word list too ("" for none).
+fl_start() {
+	local _loop=$1 _host=$2
+	shift 2
+	fl_modules "$_loop" $_host && fl_fn_create "$@" && fl_bind
+}
+
+# fl_up PROFILE RC_PROFILE: the pair on endpoint profile PROFILE under root profile
+# RC_PROFILE, 8 slots of 4 MiB (61j-framelink-jetpack.sh uses it through 60).
+fl_up() {
+	fl_start "profile=$1 rc_profile=$2" "" slots=8 slot_size=4194304
+}
+
+# fl_down: unbind, remove the function, unload the three modules.
+fl_down() {
+	fl_unbind
+	rmdir $FN
+	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
+}
+
+# fl_stat DEV NAME: one FL_IOC_STATS counter of DEV, read through `framelink stats` (empty
+# when unreadable).
+fl_stat() { framelink stats -d $1 | sed -n "s/^$2: *//p"; }
