@@ -13,52 +13,27 @@
 # The cut is a link down, then an unbind.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
-
-FN=$EP/functions/framelink_epf/fl0
-HDEV=/dev/framelink0
-EDEV=/dev/framelink-ep0
+. /tests/framelink-lib.sh
 
 if [ ! -f /modules/framelink-host.ko ] || [ ! -f /modules/framelink-epf.ko ]; then
 	t_skip "epf copy cut" "framelink modules not built"
 	exit 0
 fi
 
-bind() {
-	ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start &&
-		wait_for 100 test -c $HDEV && wait_for 100 test -c $EDEV
-}
-
-unbind() {
-	echo 0 >$EP/controllers/$EPC/start
-	rm -f $EP/controllers/$EPC/fl0
-	wait_for 100 test ! -e $EDEV
-}
-
 # up PROFILE KIND: cpu: every frame a CPU copy of at most 64 KiB per engine pass; dma: DMA
 # at the default crossovers with a slow link
 up() {
-	t_insmod pci-epc-loop profile=$1 && t_insmod framelink-epf && t_insmod framelink-host &&
-		wait_for 50 test -d $EP/controllers/$EPC && mkdir $FN &&
-		wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
-	a=$(echo $FN/framelink_epf.*)
-	echo 8 >$a/slots && echo 4194304 >$a/slot_size && echo 8 >$FN/msi_interrupts || return 1
 	if [ $2 = cpu ]; then
-		echo 16777216 >$a/crossover && echo 16777216 >$a/rd_crossover &&
-			echo 65536 >$a/cpu_pass_bytes || return 1
+		fl_start "profile=$1" "" slots=8 slot_size=4194304 crossover=16777216 \
+			rd_crossover=16777216 cpu_pass_bytes=65536
 	else
-		echo 800 >$LOOPDBG/rate_mbps || return 1
+		fl_modules "profile=$1" && echo 800 >$LOOPDBG/rate_mbps &&
+			fl_fn_create slots=8 slot_size=4194304 && fl_bind
 	fi
-	bind
 }
 
-down() {
-	unbind
-	rmdir $FN
-	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
-}
-
-hstat() { framelink stats -d $HDEV 2>/dev/null | awk -v k="$1:" '$1 == k { print $2 }'; }
-estat() { framelink stats -d $EDEV 2>/dev/null | awk -v k="$1:" '$1 == k { print $2 }'; }
+hstat() { fl_stat $HDEV $1 2>/dev/null; }
+estat() { fl_stat $EDEV $1 2>/dev/null; }
 link_down() { echo down >$LOOPDBG/link; }
 link_up() { echo up >$LOOPDBG/link && wait_for 100 test -c $HDEV; }
 streaming() { alive $1 && [ "$(hstat rx_frames)" -gt $2 ]; }
@@ -134,10 +109,10 @@ for pk in tegra234:cpu generic:cpu tegra234-edma:dma; do
 	p=${pk%%:*}
 	k=${pk#*:}
 	if ! t_check "$p: loop, framelink-epf, framelink-host up ($k)" up $p $k; then
-		down >/dev/null 2>&1
+		fl_down >/dev/null 2>&1
 		continue
 	fi
 	cut "$p: link down inside a $k transfer" $k link_down link_up
-	cut "$p: EPF unbound inside a $k transfer" $k unbind bind
-	t_check "$p: tear down and unload" down
+	cut "$p: EPF unbound inside a $k transfer" $k fl_unbind fl_bind
+	t_check "$p: tear down and unload" fl_down
 done
