@@ -11,32 +11,20 @@
 #    sides, FL_IOC_INFO says "poll", frames still flow, no interrupt is counted.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
-
-FN=$EP/functions/framelink_epf/fl0
-HDEV=/dev/framelink0
-EDEV=/dev/framelink-ep0
+. /tests/framelink-lib.sh
 
 # up EP_PROFILE [DROP]: modules, function, bind; DROP interrupts dropped before the enable
 up() {
-	t_insmod pci-epc-loop profile=$1 rc_profile=generic-rc && t_insmod framelink-epf &&
-		t_insmod framelink-host &&
-		wait_for 50 test -d $EP/controllers/$EPC && mkdir $FN &&
-		wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
-	a=$(echo $FN/framelink_epf.*)
-	echo 8 >$a/slots && echo 4194304 >$a/slot_size && echo 8 >$FN/msi_interrupts || return 1
+	fl_modules "profile=$1 rc_profile=generic-rc" && fl_fn_create slots=8 slot_size=4194304 ||
+		return 1
 	[ -z "$2" ] || echo $2 >$LOOPDBG/drop_irq || return 1
 	dmesg -c >/dev/null
-	ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start &&
-		wait_for 100 test -c $HDEV && wait_for 100 test -c $EDEV
+	fl_bind
 }
 
 down() {
 	echo 0 >$LOOPDBG/drop_irq
-	echo 0 >$EP/controllers/$EPC/start
-	rm -f $EP/controllers/$EPC/fl0
-	wait_for 100 test ! -e $EDEV
-	rmdir $FN
-	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
+	fl_down
 }
 
 hstat() { framelink stats -d $HDEV | awk -v k="$1:" '$1 == k { print $2 }'; }
@@ -57,6 +45,19 @@ stream() {
 	return $rc
 }
 
+# stream_irqs NAME N: N frames both ways; the host took interrupts during the stream (not
+# only the self-test's at enable) and no safety-timer wake-up
+stream_irqs() {
+	local i0 irqs safety
+	i0=$(hstat interrupts)
+	t_check "$1: stream $2 frames" stream $2
+	irqs=$(($(hstat interrupts) - ${i0:-0}))
+	safety=$(hstat safety_wakeups)
+	echo "# $1: host interrupts at enable ${i0:-?}, during the stream $irqs, safety_wakeups ${safety:-?}"
+	t_check "$1: host interrupts during the stream > 0" test "$irqs" -gt 0
+	t_check "$1: no safety-timer wake-up" test "${safety:-1}" -eq 0
+}
+
 # ---- jetpack: 0-based numbering found and kept ----
 if t_check "jetpack: up" up jetpack; then
 	dmesg >/tmp/dmesg66j
@@ -65,13 +66,7 @@ if t_check "jetpack: up" up jetpack; then
 		grep -q "interrupt vector numbering: 0-based" /tmp/dmesg66j
 	t_check "jetpack: the host was not told to poll" \
 		sh -c '! grep -q "endpoint interrupts do not arrive" /tmp/dmesg66j'
-	i0=$(hstat interrupts)
-	t_check "jetpack: stream 200 frames" stream 200
-	irqs=$(($(hstat interrupts) - ${i0:-0}))
-	safety=$(hstat safety_wakeups)
-	echo "# jetpack: host interrupts at enable ${i0:-?}, during the stream $irqs, safety_wakeups ${safety:-?}"
-	t_check "jetpack: host interrupts during the stream > 0" test "$irqs" -gt 0
-	t_check "jetpack: no safety-timer wake-up" test "${safety:-1}" -eq 0
+	stream_irqs jetpack 200
 	t_check "jetpack: tear down" down
 else
 	down >/dev/null 2>&1
@@ -85,14 +80,8 @@ if t_check "tegra234: up" up tegra234; then
 		grep -q "interrupt self-test: .* number 1 acknowledged" /tmp/dmesg66t
 	t_check "tegra234: no retry with number 0" \
 		sh -c '! grep -q "0-based\|refused\|number 0" /tmp/dmesg66t'
-	i0=$(hstat interrupts)
-	t_check "tegra234: self-test: one interrupt at enable" test "${i0:-0}" -eq 1
-	t_check "tegra234: stream 100 frames" stream 100
-	irqs=$(($(hstat interrupts) - ${i0:-0}))
-	safety=$(hstat safety_wakeups)
-	echo "# tegra234: host interrupts at enable ${i0:-?}, during the stream $irqs, safety_wakeups ${safety:-?}"
-	t_check "tegra234: host interrupts during the stream > 0" test "$irqs" -gt 0
-	t_check "tegra234: no safety-timer wake-up" test "${safety:-1}" -eq 0
+	t_check "tegra234: self-test: one interrupt at enable" test "$(hstat interrupts)" -eq 1
+	stream_irqs tegra234 100
 	t_check "tegra234: tear down" down
 else
 	down >/dev/null 2>&1

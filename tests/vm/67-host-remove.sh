@@ -13,36 +13,13 @@
 # the device that comes back streams (a short bench). KASAN/kmemleak judge the frees.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
+. /tests/framelink-lib.sh
 
-FN=$EP/functions/framelink_epf/fl0
-HDEV=/dev/framelink0
-EDEV=/dev/framelink-ep0
 HDRV=/sys/bus/pci/drivers/framelink-host
 
-bind_fn() {
-	ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start &&
-		wait_for 100 test -c $HDEV && wait_for 100 test -c $EDEV
-}
-
-unbind_fn() {
-	echo 0 >$EP/controllers/$EPC/start
-	rm -f $EP/controllers/$EPC/fl0
-	wait_for 100 test ! -e $EDEV
-}
-
 up() {
-	t_insmod pci-epc-loop profile=tegra234 rc_profile=generic-rc && t_insmod framelink-epf &&
-		t_insmod framelink-host nbufs=4 buf_size=1048576 &&
-		wait_for 50 test -d $EP/controllers/$EPC && mkdir $FN &&
-		wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
-	a=$(echo $FN/framelink_epf.*)
-	echo 8 >$a/slots && echo 1048576 >$a/slot_size && echo 8 >$FN/msi_interrupts && bind_fn
-}
-
-down() {
-	unbind_fn
-	rmdir $FN
-	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
+	fl_start "profile=tegra234 rc_profile=generic-rc" "nbufs=4 buf_size=1048576" slots=8 \
+		slot_size=1048576
 }
 
 bdf() { basename "$(readlink -f /sys/class/misc/framelink0/device)"; }
@@ -50,8 +27,8 @@ bdf() { basename "$(readlink -f /sys/class/misc/framelink0/device)"; }
 host_unbind() { echo "$BDF" >$HDRV/unbind && test ! -e $HDEV; }
 host_bind() { echo "$BDF" >$HDRV/bind && wait_for 100 test -c $HDEV; }
 pci_remove() { echo 1 >/sys/bus/pci/devices/$BDF/remove && test ! -e $HDEV; }
-relink() { unbind_fn; bind_fn; }
-ep_stop() { unbind_fn && wait_for 100 test ! -e $HDEV; }
+relink() { fl_unbind; fl_bind; }
+ep_stop() { fl_unbind && wait_for 100 test ! -e $HDEV; }
 
 # hold_across NAME CMD [race]: the app holds every buffer mapped while CMD removes the host
 # device; its verdict (every page SIGBUS, REAP ENODEV) is the check.
@@ -108,7 +85,7 @@ if t_check "remove: loop (tegra234, generic-rc), framelink-epf, framelink-host u
 	bench_ok "pci remove"
 
 	hold_across "surprise" ep_stop
-	t_check "surprise: endpoint function started again" bind_fn
+	t_check "surprise: endpoint function started again" fl_bind
 	BDF=$(bdf)
 	bench_ok "surprise"
 
@@ -118,7 +95,7 @@ if t_check "remove: loop (tegra234, generic-rc), framelink-epf, framelink-host u
 	done
 	bench_ok "mmap race"
 
-	t_check "remove: tear down and unload" down
+	t_check "remove: tear down and unload" fl_down
 else
-	down >/dev/null 2>&1
+	fl_down >/dev/null 2>&1
 fi
