@@ -67,7 +67,7 @@ cut() {
 	local name=$1 kind=$2
 	shift 2
 	set -- "$name" "$@"
-	local try=0 hit=0 eio=0 cuts0 aborts0 started
+	local try=0 hit=0 eio=0 erc=0 cuts0 aborts0 started
 	while [ $try -lt 5 ] && [ $hit = 0 ]; do
 		try=$((try + 1))
 		echo "# $1: try $try"
@@ -87,7 +87,8 @@ cut() {
 		t_check "$1 (try $try): the host app ended within 20 s" test $? -ne 137
 		kill $epid 2>/dev/null
 		wait_bounded $epid 10
-		t_check "$1 (try $try): the endpoint app ended within 10 s" test $? -ne 137
+		erc=$?
+		t_check "$1 (try $try): the endpoint app ended within 10 s" test $erc -ne 137
 		only_cancelled /tmp/cut-echo.out || eio=1
 		cut_logged $kind $cuts0 && hit=1
 		[ $hit = 1 ] || { echo "# $1: the event stopped the engine first, again"; $3; }
@@ -96,8 +97,14 @@ cut() {
 		t_ok "$1: the cut landed inside a $kind transfer"
 		dmesg | grep -e ' cut at ' -e 'link lost during a CPU copy' -e 'DMA: .* failed' |
 			tail -2 | sed 's/^/# /'
-		t_check "$1: that transfer's frame ECANCELED" \
-			grep -q "^framelink: echo: status:.*ECANCELED=" /tmp/cut-echo.out
+		if [ $erc = 135 ]; then
+			# an unbind zaps the slot mappings: an app inside a frame dies of SIGBUS
+			t_skip "$1: that transfer's frame ECANCELED" \
+				"the endpoint app touched a zapped slot (SIGBUS, documented)"
+		else
+			t_check "$1: that transfer's frame ECANCELED" \
+				grep -q "^framelink: echo: status:.*ECANCELED=" /tmp/cut-echo.out
+		fi
 	else
 		t_skip "$1: the cut landed inside a $kind transfer" \
 			"$try cuts, the link-down event stopped the engine first each time"
