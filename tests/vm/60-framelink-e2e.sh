@@ -5,8 +5,8 @@
 # kselftest (both ends driven by one process), then a stream interrupted by a link down and
 # by unbinding the endpoint function: the apps get exactly the errnos the ABI documents
 # (ECANCELED for frames in flight, ENOLINK / ENODEV from REAP), nothing hangs, no splat, and
-# streaming works again after the link comes back. PAIRS (endpoint:root profiles) and
-# RESUME_XFAIL are set by 61-framelink-j784s4.sh, which runs the same cases under the J784S4 root.
+# streaming works again after the link comes back. PAIRS (endpoint:root profiles) is set by
+# 61-framelink-j784s4.sh, which runs the same cases under the J784S4 root.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 . /tests/framelink-lib.sh
@@ -43,18 +43,6 @@ ep_errnos() {
 	t_check "$1" errnos $2 "framelink: echo" "$3" "$4"
 }
 
-# host_check NAME CMD...: t_check, or t_xfail with $RESUME_XFAIL's reason on a root without
-# hot-plug (the host does not notice a link loss there: issue 8 item 2)
-host_check() {
-	if [ -n "$RESUME_XFAIL" ]; then
-		_n=$1
-		shift
-		t_xfail "$_n" "$RESUME_XFAIL" "$@"
-	else
-		t_check "$@"
-	fi
-}
-
 # stream_cut NAME CUT RESTORE EP_ALLOWED EP_END: echo on the endpoint, a long bench on the
 # host, then CUT; the bench must end within 20 s with its frames failed ECANCELED and REAP
 # $host_end (ENODEV: the function is removed; ENOLINK on a root that keeps it); the
@@ -77,7 +65,7 @@ stream_cut() {
 	t_check "$name: the host app ended within 20 s" test $rc -ne 137
 	tail -3 /tmp/bench.out | sed 's/^/# bench: /'
 	t_check "$name: the host app got an error, not success" test $rc -eq 1
-	host_check "$name: host frames ECANCELED, then REAP $host_end" errnos /tmp/bench.out \
+	t_check "$name: host frames ECANCELED, then REAP $host_end" errnos /tmp/bench.out \
 		bench ECANCELED $host_end
 	if [ "$5" != - ]; then
 		wait_bounded $echo_pid 10
@@ -102,12 +90,7 @@ stream_cut() {
 	t_check "$name: link back" $3
 	framelink echo -d $EDEV >/tmp/echo.out 2>&1 &
 	echo_pid=$!
-	if [ -n "$RESUME_XFAIL" ]; then
-		t_xfail "$name: streaming works again" "$RESUME_XFAIL" \
-			framelink bench -d $HDEV -s 4K,1M -n 50
-	else
-		t_check "$name: streaming works again" framelink bench -d $HDEV -s 4K,1M -n 50
-	fi
+	t_check "$name: streaming works again" framelink bench -d $HDEV -s 4K,1M -n 50
 	kill $echo_pid
 	wait $echo_pid 2>/dev/null
 }
