@@ -7,6 +7,8 @@
 #          or: make KDIR=<board tree> host                       (cross, from x86: ARCH=arm64
 #              and CROSS_COMPILE=aarch64-linux-gnu- are the defaults there; override them)
 #              make KDIR=<board tree> modules_install
+# On JetPack, NVIDIA_OOT=<nvidia-oot tree> compiles the eDMA library backend against NVIDIA's
+# include/linux/tegra-pcie-edma.h (else the project's declaration of that interface).
 # A board's tree is built with its own flags: no W=1, warnings stay warnings. Without KDIR,
 # the project's own arm64 test kernel is built (cached) and used, with W=1 and -Werror.
 

@@ -74,5 +74,31 @@ if make -s -C "$kdir" M="$work" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1 
 else
 	echo "ok: FL_WERROR=y (make check) turns the planted warning into an error"
 fi
-rm -rf "$work" "$work.log"
+# NVIDIA_OOT=<nvidia-oot tree>: the eDMA library backend compiles against that tree's header
+# (a stand-in tree here, holding the project's declaration under NVIDIA's path); a tree
+# without the header stops the build with a message.
+nv=$top/build/targets-nvoot
+rm -rf "$nv"
+mkdir -p "$nv/include/linux"
+cp "$top/include/framelink/tegra-pcie-edma.h" "$nv/include/linux/tegra-pcie-edma.h"
+fresh
+if make -s -C "$work" KDIR="$kdir" KBUILD_MODPOST_WARN=1 NVIDIA_OOT="$nv" epf >"$work.log" 2>&1 &&
+	grep -q "$nv/include/linux/tegra-pcie-edma.h" \
+		"$work/drivers/framelink/epf/.xfer-nvedma.o.cmd"; then
+	echo "ok: make NVIDIA_OOT=<tree> epf compiles the eDMA backend with that tree's header"
+else
+	echo "FAIL: make NVIDIA_OOT=<tree> epf did not use the tree's header"; tail -20 "$work.log"
+	fail=1
+fi
+fresh
+if make -s -C "$work" KDIR="$kdir" NVIDIA_OOT="$nv/missing" epf >"$work.log" 2>&1; then
+	echo "FAIL: make NVIDIA_OOT=<tree without the header> epf built"
+	fail=1
+elif grep -q 'no include/linux/tegra-pcie-edma.h there' "$work.log"; then
+	echo "ok: NVIDIA_OOT without the header stops the build with a message"
+else
+	echo "FAIL: NVIDIA_OOT without the header failed without the message"; tail -5 "$work.log"
+	fail=1
+fi
+rm -rf "$work" "$work.log" "$nv"
 exit $fail

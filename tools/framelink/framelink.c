@@ -273,6 +273,9 @@ static void tally_print(FILE *f, const char *who, const struct tally *t, int end
 	if (end)
 		fprintf(f, " end=%s", errname(end < 0 ? -end : end));
 	fprintf(f, "\n");
+	if (fl_dev_revoked())
+		fprintf(f, "%s: buffer mapping revoked (device removed or unbound): SIGBUS caught, the access read zeros\n",
+			who);
 }
 
 static int open_dev(struct fl_dev *d, const char *path, int map)
@@ -302,6 +305,8 @@ static int cmd_info(struct opts *o)
 	       (unsigned long long)i->mmap_offset);
 	printf("tx_depth:        %u\n", i->tx_depth);
 	printf("rx_depth:        %u\n", i->rx_depth);
+	if (i->role == FL_ROLE_ENDPOINT)
+		printf("backend:         %s\n", fl_xfer_backend_name(i->xfer_backend));
 	printf("dma channels:    %u read, %u write\n", i->dma_rd_channels, i->dma_wr_channels);
 	printf("crossover:       %u bytes\n", i->crossover);
 	printf("rd_crossover:    %u bytes\n", i->rd_crossover ?: i->crossover);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -12,6 +13,74 @@
 #include <unistd.h>
 
 #include "libframelink.h"
+
+/*
+ * The SIGBUS guard. A device removed (host) or a function unbound (endpoint) revokes the
+ * buffer mappings: the next access raises SIGBUS. An application inside a frame at that
+ * moment would die before it could REAP the errno that says what happened, so the guard
+ * replaces the revoked mapping with anonymous zero pages and lets the access complete; the
+ * ioctls then report the cause (-ENODEV) and fl_dev_revoked() tells the caller.
+ */
+#define FL_GUARD_MAX	8
+
+static struct {
+	void *base;
+	size_t len;
+} fl_guard[FL_GUARD_MAX];
+static volatile sig_atomic_t fl_revoked;
+
+static void fl_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	char *a = si->si_addr;
+
+	(void)uc;
+	for (int i = 0; i < FL_GUARD_MAX; i++) {
+		char *b = fl_guard[i].base;
+
+		if (!b || a < b || a >= b + fl_guard[i].len)
+			continue;
+		/* mmap() is not on the async-signal-safe list but is a plain system call */
+		if (mmap(b, fl_guard[i].len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+			fl_revoked = 1;
+			return;
+		}
+	}
+	/* Not a framelink mapping: the default action when the access is retried */
+	signal(sig, SIG_DFL);
+}
+
+static void fl_guard_add(void *base, size_t len)
+{
+	static int installed;
+
+	for (int i = 0; i < FL_GUARD_MAX; i++) {
+		if (fl_guard[i].base)
+			continue;
+		fl_guard[i].len = len;
+		fl_guard[i].base = base;
+		break;
+	}
+	if (!installed) {
+		struct sigaction sa = { .sa_sigaction = fl_sigbus, .sa_flags = SA_SIGINFO };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, NULL);
+		installed = 1;
+	}
+}
+
+static void fl_guard_del(void *base)
+{
+	for (int i = 0; i < FL_GUARD_MAX; i++)
+		if (fl_guard[i].base == base)
+			fl_guard[i].base = NULL;
+}
+
+int fl_dev_revoked(void)
+{
+	return fl_revoked;
+}
 
 int fl_dev_open(struct fl_dev *d, const char *path, int map)
 {
@@ -35,6 +104,7 @@ int fl_dev_open(struct fl_dev *d, const char *path, int map)
 			goto close_fd;
 		}
 		d->map = p;
+		fl_guard_add(p, d->map_len);
 	}
 	return 0;
 
@@ -46,8 +116,10 @@ close_fd:
 
 void fl_dev_close(struct fl_dev *d)
 {
-	if (d->map)
+	if (d->map) {
+		fl_guard_del(d->map);
 		munmap(d->map, d->map_len);
+	}
 	if (d->fd >= 0)
 		close(d->fd);
 	d->map = NULL;
@@ -156,6 +228,22 @@ const char *fl_notify_name(u32 notify)
 		return "MSI-X";
 	case FL_NOTIFY_DOORBELL:
 		return "doorbell";
+	default:
+		return "unknown";
+	}
+}
+
+const char *fl_xfer_backend_name(u32 backend)
+{
+	switch (backend) {
+	case FL_XFER_CPU:
+		return "cpu";
+	case FL_XFER_DMAENGINE:
+		return "dmaengine";
+	case FL_XFER_NVEDMA:
+		return "nvidia-edma";
+	case 0:
+		return "not reported (older driver)";
 	default:
 		return "unknown";
 	}

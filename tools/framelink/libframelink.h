@@ -34,6 +34,13 @@ struct fl_dev {
 int fl_dev_open(struct fl_dev *d, const char *path, int map);
 void fl_dev_close(struct fl_dev *d);
 
+/*
+ * Non-zero once a buffer mapping was revoked (device removed, function unbound) and an
+ * access to it was caught: fl_dev_open() guards its mapping against SIGBUS, replacing a
+ * revoked one with zero pages, so the program lives on to REAP the errno.
+ */
+int fl_dev_revoked(void);
+
 /* Buffer @idx in this process, or NULL when not mapped or out of range. */
 void *fl_dev_buf(const struct fl_dev *d, u32 idx);
 
@@ -58,5 +65,6 @@ u64 fl_now_ns(void);
 
 const char *fl_role_name(u32 role);
 const char *fl_notify_name(u32 notify);
+const char *fl_xfer_backend_name(u32 backend);
 
 #endif /* LIBFRAMELINK_H */

@@ -138,6 +138,7 @@ static int fl_ioc_info(struct fl_ep *ep, void __user *arg)
 	info.features = ep->state == FL_STATE_READY ? ep->accepted : ep->offered;
 	info.dma_rd_channels = ep->nrd;
 	info.dma_wr_channels = ep->nwr;
+	info.xfer_backend = fl_xfer_backend_id(ep);
 	if (ep->notify)
 		info.notify = ep->notify->notify;
 	mutex_unlock(&ep->life_lock);

@@ -23,6 +23,14 @@ static const char * const fl_irq_mode_names[] = {
 	[FL_EP_IRQ_NONE] = "none",
 };
 
+/* configfs xfer_backend: FL_XFER_* ids, and "auto" for the first backend with channels */
+static const char * const fl_xfer_backend_names[] = {
+	[FL_EP_XFER_AUTO] = "auto",
+	[FL_XFER_CPU] = "cpu",
+	[FL_XFER_DMAENGINE] = "dmaengine",
+	[FL_XFER_NVEDMA] = "nvidia-edma",
+};
+
 /**
  * fl_cfs_defaults() - default attribute values
  * @cfg: the attributes to fill.
@@ -45,6 +53,7 @@ void fl_cfs_defaults(struct fl_ep_cfg *cfg)
 		.poll_min_us = 5,
 		.poll_max_us = 1000,
 		.irq_mode = FL_EP_IRQ_AUTO,
+		.xfer_backend = FL_EP_XFER_AUTO,
 	};
 }
 
@@ -144,35 +153,64 @@ FL_CFS_U32(cpu_pass_bytes);
 FL_CFS_U32(poll_min_us);
 FL_CFS_U32(poll_max_us);
 
-static ssize_t fl_cfs_irq_mode_show(struct config_item *item, char *page)
+/* A u32 attribute that takes one of @names (its index) */
+static ssize_t fl_cfs_show_name(struct config_item *item, char *page, size_t field,
+				const char * const *names)
 {
 	struct fl_epf *fepf = to_fl_epf(item);
-	u32 mode;
+	u32 val;
 
 	mutex_lock(&fepf->cfg_lock);
-	mode = fepf->cfg.irq_mode;
+	val = *(u32 *)((u8 *)&fepf->cfg + field);
 	mutex_unlock(&fepf->cfg_lock);
-	return sysfs_emit(page, "%s\n", fl_irq_mode_names[mode]);
+	return sysfs_emit(page, "%s\n", names[val]);
 }
 
-static ssize_t fl_cfs_irq_mode_store(struct config_item *item, const char *page, size_t len)
+static ssize_t fl_cfs_store_name(struct config_item *item, const char *page, size_t len,
+				 size_t field, const char * const *names, size_t n)
 {
 	struct fl_epf *fepf = to_fl_epf(item);
 	ssize_t ret = len;
-	int mode;
+	int val;
 
-	mode = sysfs_match_string(fl_irq_mode_names, page);
-	if (mode < 0)
-		return mode;
+	val = __sysfs_match_string(names, n, page);
+	if (val < 0)
+		return val;
 	mutex_lock(&fepf->cfg_lock);
 	if (fepf->ep)
 		ret = -EBUSY;
 	else
-		fepf->cfg.irq_mode = mode;
+		*(u32 *)((u8 *)&fepf->cfg + field) = val;
 	mutex_unlock(&fepf->cfg_lock);
 	return ret;
 }
+
+static ssize_t fl_cfs_irq_mode_show(struct config_item *item, char *page)
+{
+	return fl_cfs_show_name(item, page, offsetof(struct fl_ep_cfg, irq_mode),
+				fl_irq_mode_names);
+}
+
+static ssize_t fl_cfs_irq_mode_store(struct config_item *item, const char *page, size_t len)
+{
+	return fl_cfs_store_name(item, page, len, offsetof(struct fl_ep_cfg, irq_mode),
+				 fl_irq_mode_names, ARRAY_SIZE(fl_irq_mode_names));
+}
 CONFIGFS_ATTR(fl_cfs_, irq_mode);
+
+static ssize_t fl_cfs_xfer_backend_show(struct config_item *item, char *page)
+{
+	return fl_cfs_show_name(item, page, offsetof(struct fl_ep_cfg, xfer_backend),
+				fl_xfer_backend_names);
+}
+
+static ssize_t fl_cfs_xfer_backend_store(struct config_item *item, const char *page,
+					 size_t len)
+{
+	return fl_cfs_store_name(item, page, len, offsetof(struct fl_ep_cfg, xfer_backend),
+				 fl_xfer_backend_names, ARRAY_SIZE(fl_xfer_backend_names));
+}
+CONFIGFS_ATTR(fl_cfs_, xfer_backend);
 
 static struct configfs_attribute *fl_cfs_attrs[] = {
 	&fl_cfs_attr_slots,
@@ -185,6 +223,7 @@ static struct configfs_attribute *fl_cfs_attrs[] = {
 	&fl_cfs_attr_poll_min_us,
 	&fl_cfs_attr_poll_max_us,
 	&fl_cfs_attr_irq_mode,
+	&fl_cfs_attr_xfer_backend,
 	NULL,
 };
 

@@ -75,6 +75,8 @@ enum fl_ep_irq_mode {
  * @poll_min_us: first idle polling interval.
  * @poll_max_us: longest idle polling interval (<= 1000).
  * @irq_mode: enum fl_ep_irq_mode.
+ * @xfer_backend: %FL_EP_XFER_AUTO or the FL_XFER_* backend to use (configfs
+ *	names: auto, cpu, dmaengine, nvidia-edma).
  */
 struct fl_ep_cfg {
 	u32 slots;
@@ -87,9 +89,46 @@ struct fl_ep_cfg {
 	u32 poll_min_us;
 	u32 poll_max_us;
 	u32 irq_mode;
+	u32 xfer_backend;
 };
 
+#define FL_EP_XFER_AUTO		0	/* the first backend that has channels */
+
 struct fl_ep;
+struct fl_xfer;
+struct fl_dma_chan;
+
+/**
+ * struct fl_xfer_ops - a DMA backend (xfer-dmaengine.c, xfer-nvedma.c)
+ * @name: for logs and `framelink info`.
+ * @id: FL_XFER_* reported by FL_IOC_INFO.
+ * @init: take up to cfg.dma_channels channels per direction into fl_ep.rd /
+ *	fl_ep.wr and set fl_ep.nrd / fl_ep.nwr; -ENODEV when this backend has
+ *	none here (the next one is tried), another errno on failure.
+ * @exit: give every channel back (engine stopped, quiesced); a channel whose
+ *	DMA was never proven over is kept (leaked) and counted in fl_ep.dma_leaked.
+ * @part: queue one part of @x, @len bytes between @local and @host, on @dc
+ *	(a context of @dc is free); false when it could not.
+ * @flush: start what @part queued on @dc (NULL: @part starts it).
+ * @quiesce: end every transfer within @timeout_ms after fl_ep.xgen was bumped;
+ *	true when each channel is proven idle.
+ * @stuck: true while DMA of an earlier generation may still run.
+ * @resume: before the queue is enabled again after a quiesce (may be NULL).
+ * @pass: per engine pass (restart channels after an abort); true if it did work.
+ */
+struct fl_xfer_ops {
+	const char *name;
+	u32 id;
+	int (*init)(struct fl_ep *ep);
+	void (*exit)(struct fl_ep *ep);
+	bool (*part)(struct fl_ep *ep, struct fl_dma_chan *dc, struct fl_xfer *x, u64 host,
+		     dma_addr_t local, u32 len, bool to_host);
+	void (*flush)(struct fl_dma_chan *dc);
+	bool (*quiesce)(struct fl_ep *ep, unsigned int timeout_ms);
+	bool (*stuck)(struct fl_ep *ep);
+	void (*resume)(struct fl_ep *ep);
+	bool (*pass)(struct fl_ep *ep);
+};
 
 /**
  * struct fl_epf - one framelink function (probe to remove)
@@ -149,9 +188,8 @@ struct fl_sub {
 	u32 pos;
 };
 
-struct fl_xfer;
-
 struct fl_dma_chan;
+struct fl_nvedma;
 
 /**
  * struct fl_dma_ctx - callback parameter of one issued DMA descriptor
@@ -173,7 +211,8 @@ struct fl_dma_ctx {
 
 /**
  * struct fl_dma_chan - one DMA channel held by the endpoint
- * @chan: the dmaengine channel.
+ * @chan: the dmaengine channel (dmaengine backend).
+ * @num: the library's channel number in its direction (NVIDIA eDMA backend).
  * @ctx: one callback context per descriptor it may hold (ring entries).
  * @nctx: entries of @ctx.
  * @ctx_next: next context to use, free-running (engine private).
@@ -186,6 +225,7 @@ struct fl_dma_ctx {
  */
 struct fl_dma_chan {
 	struct dma_chan *chan;
+	u32 num;
 	struct fl_dma_ctx *ctx;
 	u32 nctx;
 	u32 ctx_next;
@@ -340,6 +380,8 @@ struct fl_notify_src {
  * @engine_wq: the engine sleeps here between polls.
  * @kick: set to wake the engine early (DMA done, SUBMIT, POST).
  *
+ * @xops: the DMA backend, NULL when every frame is a CPU copy.
+ * @nv: NVIDIA eDMA library state (xfer-nvedma.c), NULL with another backend.
  * @rd: read channels (DMA_DEV_TO_MEM).
  * @wr: write channels (DMA_MEM_TO_DEV).
  * @nrd: read channels held.
@@ -460,6 +502,8 @@ struct fl_ep {
 	wait_queue_head_t engine_wq;
 	atomic_t kick;
 
+	const struct fl_xfer_ops *xops;
+	struct fl_nvedma *nv;
 	struct fl_dma_chan rd[FL_EP_MAX_CHANNELS];
 	struct fl_dma_chan wr[FL_EP_MAX_CHANNELS];
 	u32 nrd;
@@ -582,10 +626,28 @@ int fl_xfer_init_hw(struct fl_ep *ep);
 void fl_xfer_exit_hw(struct fl_ep *ep);
 bool fl_xfer_quiesce(struct fl_ep *ep, unsigned int timeout_ms);
 bool fl_xfer_stuck(struct fl_ep *ep);
+void fl_xfer_resume(struct fl_ep *ep);
 bool fl_xfer_pass(struct fl_ep *ep);
+bool fl_xfer_cpu_pass(struct fl_ep *ep);
 unsigned int fl_xfer_drain_ms(void);
 void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host);
 int fl_win_write(struct fl_ep *ep, u64 pci_addr, const void *src, size_t len);
+const char *fl_xfer_backend_name(struct fl_ep *ep);
+u32 fl_xfer_backend_id(struct fl_ep *ep);
+bool fl_xfer_part_done(struct fl_dma_ctx *c, bool failed);
+struct fl_dma_chan *fl_dma_chan_at(struct fl_ep *ep, u32 i);
+struct fl_dma_ctx *fl_dma_ctx_get(struct fl_dma_chan *dc);
+int fl_dma_ctx_alloc(struct fl_ep *ep, struct fl_dma_chan *dc);
+void fl_dma_ctx_arm(struct fl_ep *ep, struct fl_dma_ctx *c, struct fl_dma_chan *dc,
+		    struct fl_xfer *x);
+void fl_dma_ctx_disarm(struct fl_ep *ep, struct fl_dma_ctx *c);
+void fl_dma_ctx_free_all(struct fl_ep *ep, struct fl_dma_chan *dc);
+void fl_dma_ctx_release(struct fl_dma_chan *dc);
+u32 fl_dma_ctx_leak(struct fl_ep *ep, struct fl_dma_chan *dc);
+
+/* xfer-dmaengine.c, xfer-nvedma.c */
+extern const struct fl_xfer_ops fl_xfer_dmaengine;
+extern const struct fl_xfer_ops fl_xfer_nvedma;
 static inline bool fl_xfer_done(struct fl_xfer *x)
 {
 	/* Pairs with the release in xfer.c: the result is visible once done is */

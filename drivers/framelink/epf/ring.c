@@ -233,6 +233,7 @@ bool fl_ring_pass(struct fl_ep *ep)
 			return false;
 		if (fl_cq_init(ep))
 			return true;
+		fl_xfer_resume(ep);
 		fl_ring_reset(ep);
 		/* Before READY: the host reads the outcome with the state it waits for */
 		fl_irqt_run(ep);

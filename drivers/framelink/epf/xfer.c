@@ -2,40 +2,26 @@
 /*
  * framelink-epf: moving frame data, by DMA or by CPU copy.
  *
- * DMA: private DMA_SLAVE channels of the controller's own engine (dw-edma on
- * the Orin, the loop's engine in tests), chosen by a filter on the
- * controller's parent device and the channel's direction, as pci-epf-test.
- * Read channels pull frames from host memory (DMA_DEV_TO_MEM, src_addr = the
- * host bus address), write channels push them (DMA_MEM_TO_DEV, dst_addr).
+ * One DMA backend per binding, the first that finds channels at bind
+ * (configfs xfer_backend, "auto" by default: dmaengine, then NVIDIA's eDMA
+ * library): xfer-dmaengine.c (dw-edma and any dmaengine driver of the
+ * controller), xfer-nvedma.c (NVIDIA's JetPack library). Without one every
+ * frame is a CPU copy (xfer-cpu.c). This file holds what the backends share:
+ * the choice of path per frame, the split of a frame across the channels of
+ * its direction, and the transfer state the callbacks finish.
+ *
  * A large frame is split across the channels of its direction and finishes
  * when every part has; several frames are in flight; callbacks only count
- * parts down and kick the engine.
- *
- * Lifetime on dw-edma (drivers/dma/dw-edma/dw-edma-core.c): a descriptor's
- * callback parameter is a per-channel struct fl_dma_ctx tagged with the
- * transfer generation (fl_ep.xgen); a context is reused only after its
- * callback ran or its channel was proven idle (newest cookie complete, then
- * dmaengine_synchronize()). Teardowns bump the generation, terminate every
- * channel and wait, bounded; what does not stop in time is leaked on
- * purpose (fl_xfer_quiesce()). An aborted descriptor reports DMA_TRANS_ABORTED
- * (FL_ST_DMA for its frame) and leaves the channel idle with the queued
- * descriptors waiting: the engine issues them again.
- *
- * CPU: through one outbound window allocated at set-up, mapped per chunk
- * (pci_epc_map_addr), copied with memcpy_fromio/memcpy_toio, unmapped.
- * Used below the crossover size of the direction (reads of host memory
- * have their own, much smaller one: each CPU load is a PCIe round trip),
- * without channels, and as a fallback when no channel can take a frame.
- * Copies run from the engine pass, at most cpu_pass_bytes per pass, and
- * stop between window chunks when the host resets or the link goes down.
+ * parts down and kick the engine. Each issued part has a callback context
+ * (struct fl_dma_ctx) tagged with the transfer generation (fl_ep.xgen); a
+ * teardown bumps the generation first, so a late callback never touches a
+ * transfer reused since, and a context is reused only once its callback ran
+ * or its channel was proven idle (the backend's quiesce).
  *
  * Copyright (C) 2026 The framelink authors
  */
 
-#include <linux/delay.h>
-#include <linux/io.h>
 #include <linux/kmemleak.h>
-#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/sizes.h>
@@ -67,139 +53,14 @@ unsigned int fl_xfer_drain_ms(void)
 	return max(READ_ONCE(dma_drain_ms), 1U);
 }
 
-struct fl_dma_filter {
-	struct device *dev;
-	u32 dir_mask;
-};
-
-static bool fl_dma_filter_fn(struct dma_chan *chan, void *param)
-{
-	struct fl_dma_filter *f = param;
-	struct dma_slave_caps caps = {};
-
-	if (chan->device->dev != f->dev)
-		return false;
-	if (dma_get_slave_caps(chan, &caps))
-		return false;
-	return caps.directions & f->dir_mask;
-}
-
-static u32 fl_dma_request(struct fl_ep *ep, struct fl_dma_chan *dcs, u32 want,
-			  enum dma_transfer_direction dir)
-{
-	struct fl_dma_filter f = { .dev = ep->dma_dev, .dir_mask = BIT(dir) };
-	dma_cap_mask_t mask;
-	u32 n;
-
-	dma_cap_zero(mask);
-	dma_cap_set(DMA_SLAVE, mask);
-	for (n = 0; n < want; n++) {
-		struct fl_dma_chan *dc = &dcs[n];
-
-		dc->ctx = kcalloc(ep->entries, sizeof(*dc->ctx), GFP_KERNEL);
-		if (!dc->ctx)
-			break;
-		dc->chan = dma_request_channel(mask, fl_dma_filter_fn, &f);
-		if (!dc->chan) {
-			kfree(dc->ctx);
-			dc->ctx = NULL;
-			break;
-		}
-		dc->nctx = ep->entries;
-		dc->ctx_next = 0;
-		dc->last_cookie = 0;
-		dc->stuck = false;
-		atomic_set(&dc->reissue, 0);
-	}
-	return n;
-}
-
-/*
- * Give channels back. One still stuck (its DMA never proven over) is kept
- * with its contexts, deliberately leaked: releasing it would let a new user
- * reprogram a channel that may still write our slots and the host's buffers.
- */
-static void fl_dma_release(struct fl_ep *ep, struct fl_dma_chan *dcs, u32 *n)
-{
-	while (*n) {
-		struct fl_dma_chan *dc = &dcs[--(*n)];
-
-		if (dc->stuck) {
-			dev_err(ep->dev, "DMA: %s never stopped: channel, slots and binding leaked\n",
-				dma_chan_name(dc->chan));
-			ep->dma_leaked++;
-			kmemleak_not_leak(dc->ctx);
-		} else {
-			dma_release_channel(dc->chan);
-			kfree(dc->ctx);
-		}
-		dc->chan = NULL;
-		dc->ctx = NULL;
-		dc->nctx = 0;
-	}
-}
-
 /**
- * fl_xfer_init_hw() - request DMA channels and the outbound window (epc_init)
+ * fl_dma_chan_at() - every held channel, reads first
  * @ep: the endpoint.
+ * @i: index: for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++).
  *
- * Fewer channels than configured (or none) is not an error: frames then go
- * by CPU copy.
- *
- * Return: 0, or -ENODEV/-ENOMEM when no outbound window is available.
+ * Return: the channel, or NULL past the last one.
  */
-int fl_xfer_init_hw(struct fl_ep *ep)
-{
-	struct pci_epc *epc = ep->epc;
-	u32 want = ep->cfg.dma_channels;
-
-	ep->nrd = fl_dma_request(ep, ep->rd, want, DMA_DEV_TO_MEM);
-	ep->nwr = fl_dma_request(ep, ep->wr, want, DMA_MEM_TO_DEV);
-	ep->rd_next = 0;
-	ep->wr_next = 0;
-	if (want && (ep->nrd < want || ep->nwr < want))
-		dev_info(ep->dev, "DMA: %u read and %u write channels of %u wanted\n",
-			 ep->nrd, ep->nwr, want);
-
-	if (!epc->mem) {
-		dev_err(ep->dev, "controller has no outbound window\n");
-		fl_dma_release(ep, ep->wr, &ep->nwr);
-		fl_dma_release(ep, ep->rd, &ep->nrd);
-		return -ENODEV;
-	}
-	ep->win_page = max_t(size_t, epc->mem->window.page_size, ep->features->align);
-	if (!ep->win_page)
-		ep->win_page = PAGE_SIZE;
-	ep->win_va = pci_epc_mem_alloc_addr(epc, &ep->win_phys, FL_EP_WIN_SIZE);
-	if (!ep->win_va) {
-		dev_err(ep->dev, "no outbound window of %u bytes\n", FL_EP_WIN_SIZE);
-		fl_dma_release(ep, ep->wr, &ep->nwr);
-		fl_dma_release(ep, ep->rd, &ep->nrd);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/**
- * fl_xfer_exit_hw() - give channels and window back (epc_deinit, unbind)
- * @ep: the endpoint (engine stopped).
- *
- * Terminated DMA gets FL_EP_EXIT_DRAIN_MS to be proven over; a channel that
- * is not is leaked with everything it may touch (fl_ep.dma_leaked).
- */
-void fl_xfer_exit_hw(struct fl_ep *ep)
-{
-	fl_xfer_quiesce(ep, FL_EP_EXIT_DRAIN_MS);
-	fl_dma_release(ep, ep->wr, &ep->nwr);
-	fl_dma_release(ep, ep->rd, &ep->nrd);
-	if (ep->win_va) {
-		pci_epc_mem_free_addr(ep->epc, ep->win_phys, ep->win_va, FL_EP_WIN_SIZE);
-		ep->win_va = NULL;
-	}
-}
-
-/* Every held channel, reads first: for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++) */
-static struct fl_dma_chan *fl_dma_chan_at(struct fl_ep *ep, u32 i)
+struct fl_dma_chan *fl_dma_chan_at(struct fl_ep *ep, u32 i)
 {
 	if (i < ep->nrd)
 		return &ep->rd[i];
@@ -207,45 +68,115 @@ static struct fl_dma_chan *fl_dma_chan_at(struct fl_ep *ep, u32 i)
 	return i < ep->nwr ? &ep->wr[i] : NULL;
 }
 
-/*
- * Nothing submitted on @dc can still run or call back later: its newest
- * cookie is complete. dw-edma completes the cookie of a terminated
- * descriptor too (dw_edma_terminate_vdesc()), and cookies complete in order
- * on a channel. A callback may still be on its way: dmaengine_synchronize()
- * waits for it.
+/**
+ * fl_dma_ctx_alloc() - callback contexts for a channel being taken (bind)
+ * @ep: the endpoint.
+ * @dc: the channel: one context per ring entry, it never holds more parts.
+ *
+ * Return: 0 or -ENOMEM.
  */
-static bool fl_dma_chan_idle(struct fl_dma_chan *dc)
+int fl_dma_ctx_alloc(struct fl_ep *ep, struct fl_dma_chan *dc)
 {
-	enum dma_status st;
-
-	if (!dc->last_cookie)
-		return true;
-	st = dmaengine_tx_status(dc->chan, dc->last_cookie, NULL);
-	/* DMA_ERROR is finished too (engines that keep the error, unlike dw-edma) */
-	return st == DMA_COMPLETE || st == DMA_ERROR;
+	dc->ctx = kcalloc(ep->entries, sizeof(*dc->ctx), GFP_KERNEL);
+	if (!dc->ctx)
+		return -ENOMEM;
+	dc->nctx = ep->entries;
+	dc->ctx_next = 0;
+	dc->stuck = false;
+	return 0;
 }
 
-/* @dc is proven idle: wait for callbacks in flight, then every context is free */
-static void fl_dma_chan_reclaim(struct fl_ep *ep, struct fl_dma_chan *dc)
+/**
+ * fl_dma_ctx_release() - free the contexts of a channel given back
+ * @dc: the channel, proven idle.
+ */
+void fl_dma_ctx_release(struct fl_dma_chan *dc)
+{
+	kfree(dc->ctx);
+	dc->ctx = NULL;
+	dc->nctx = 0;
+}
+
+/**
+ * fl_dma_ctx_get() - the next callback context of a channel, if free
+ * @dc: the channel.
+ *
+ * Return: the context, or NULL when the channel cannot take a part now.
+ */
+struct fl_dma_ctx *fl_dma_ctx_get(struct fl_dma_chan *dc)
+{
+	struct fl_dma_ctx *c;
+
+	if (dc->stuck || !dc->nctx)
+		return NULL;
+	c = &dc->ctx[dc->ctx_next % dc->nctx];
+	/* Pairs with the callback's unlock: a context is free once it said so */
+	return READ_ONCE(c->busy) ? NULL : c;
+}
+
+/**
+ * fl_dma_ctx_arm() - mark a context busy for a part about to be submitted
+ * @ep: the endpoint.
+ * @c: the context from fl_dma_ctx_get().
+ * @dc: its channel.
+ * @x: the transfer the part belongs to.
+ *
+ * Before the part exists for the engine: its callback may come at once.
+ */
+void fl_dma_ctx_arm(struct fl_ep *ep, struct fl_dma_ctx *c, struct fl_dma_chan *dc,
+		    struct fl_xfer *x)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->xgen_lock, flags);
+	c->x = x;
+	c->dc = dc;
+	c->gen = ep->xgen;
+	c->busy = true;
+	spin_unlock_irqrestore(&ep->xgen_lock, flags);
+}
+
+/**
+ * fl_dma_ctx_disarm() - the part of an armed context was never submitted
+ * @ep: the endpoint.
+ * @c: the context.
+ */
+void fl_dma_ctx_disarm(struct fl_ep *ep, struct fl_dma_ctx *c)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->xgen_lock, flags);
+	c->busy = false;
+	spin_unlock_irqrestore(&ep->xgen_lock, flags);
+}
+
+/**
+ * fl_dma_ctx_free_all() - a channel is proven idle: every context is free
+ * @ep: the endpoint.
+ * @dc: the channel; no callback of it can run any more.
+ */
+void fl_dma_ctx_free_all(struct fl_ep *ep, struct fl_dma_chan *dc)
 {
 	unsigned long flags;
 	u32 i;
 
-	dmaengine_synchronize(dc->chan);
 	spin_lock_irqsave(&ep->xgen_lock, flags);
 	for (i = 0; i < dc->nctx; i++)
 		dc->ctx[i].busy = false;
 	spin_unlock_irqrestore(&ep->xgen_lock, flags);
-	dc->last_cookie = 0;
-	atomic_set(&dc->reissue, 0);
-	if (dc->stuck)
-		dev_info(ep->dev, "DMA: %s stopped at last; back in use\n",
-			 dma_chan_name(dc->chan));
-	dc->stuck = false;
 }
 
-/* @dc did not stop in time: keep what its descriptors use, count and say so */
-static void fl_dma_chan_leak(struct fl_ep *ep, struct fl_dma_chan *dc, unsigned int ms)
+/**
+ * fl_dma_ctx_leak() - a channel did not stop in time: keep what it may touch
+ * @ep: the endpoint.
+ * @dc: the channel; marked stuck, not used until proven idle.
+ *
+ * The transfers of its busy contexts are marked leaked: their slots are
+ * never given back (%FL_STAT_DMA_LEAKED counts them).
+ *
+ * Return: the number of transfers leaked.
+ */
+u32 fl_dma_ctx_leak(struct fl_ep *ep, struct fl_dma_chan *dc)
 {
 	unsigned long flags;
 	u32 i, n = 0;
@@ -260,151 +191,7 @@ static void fl_dma_chan_leak(struct fl_ep *ep, struct fl_dma_chan *dc, unsigned 
 	spin_unlock_irqrestore(&ep->xgen_lock, flags);
 	dc->stuck = true;
 	fl_stat_add(ep, FL_STAT_DMA_LEAKED, n);
-	dev_err_ratelimited(ep->dev,
-			    "DMA: %s not stopped %u ms after terminate: %u transfers leaked, their slots are never reused\n",
-			    dma_chan_name(dc->chan), ms, n);
-}
-
-/**
- * fl_xfer_quiesce() - end every DMA transfer before its state is reused
- * @ep: the endpoint (engine context, or engine stopped).
- * @timeout_ms: how long to wait for terminated descriptors.
- *
- * dw-edma gives fewer guarantees than dmaengine_terminate_sync() suggests:
- * on a busy channel terminate only requests a STOP, the running batch still
- * moves its data, and the running and queued descriptors are then dropped
- * without callbacks; synchronize gives up after 5 s; an abort leaves the
- * queued descriptors to start at the next issue_pending. So: bump the
- * generation (a late callback is ignored), terminate every channel (no
- * stale descriptor survives to a later issue_pending), wait (bounded) until
- * each channel's newest cookie is complete, then synchronize. A channel
- * that does not get there in time is marked stuck and its transfers leaked
- * (fl_xfer.leaked, %FL_STAT_DMA_LEAKED): neither their slots nor the
- * channel are used again until it is proven idle.
- *
- * Return: true when every channel is proven idle.
- */
-bool fl_xfer_quiesce(struct fl_ep *ep, unsigned int timeout_ms)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
-	struct fl_dma_chan *dc;
-	unsigned long flags;
-	bool idle;
-	u32 i;
-
-	spin_lock_irqsave(&ep->xgen_lock, flags);
-	ep->xgen++;
-	spin_unlock_irqrestore(&ep->xgen_lock, flags);
-
-	/* All STOP requests first, so the channels drain in parallel */
-	for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++)
-		dmaengine_terminate_async(dc->chan);
-	for (;;) {
-		idle = true;
-		for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++)
-			idle &= fl_dma_chan_idle(dc);
-		if (idle || time_after(jiffies, end))
-			break;
-		usleep_range(200, 1000);
-	}
-	for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++) {
-		if (fl_dma_chan_idle(dc))
-			fl_dma_chan_reclaim(ep, dc);
-		else
-			fl_dma_chan_leak(ep, dc, timeout_ms);
-	}
-	return idle;
-}
-
-/**
- * fl_xfer_stuck() - is DMA of an earlier generation possibly still running?
- * @ep: the endpoint (engine context, or engine stopped).
- *
- * A stuck channel found idle now is synchronized and used again. The
- * endpoint reports RESET only once this is false: the host may then reuse
- * every buffer it had posted.
- *
- * Return: true while a channel is stuck.
- */
-bool fl_xfer_stuck(struct fl_ep *ep)
-{
-	struct fl_dma_chan *dc;
-	bool stuck = false;
-	u32 i;
-
-	for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++) {
-		if (!dc->stuck)
-			continue;
-		if (fl_dma_chan_idle(dc))
-			fl_dma_chan_reclaim(ep, dc);
-		else
-			stuck = true;
-	}
-	return stuck;
-}
-
-/*
- * Map host memory [pci_addr, pci_addr + *len) into the window; *len is cut to
- * what fits. Returns the CPU address of pci_addr.
- */
-static void __iomem *fl_win_map(struct fl_ep *ep, u64 pci_addr, size_t *len, int *err)
-{
-	struct pci_epf *epf = ep->epf;
-	size_t off = pci_addr & (ep->win_page - 1);
-	size_t size;
-
-	*len = min_t(size_t, *len, FL_EP_WIN_SIZE - off);
-	size = ALIGN(off + *len, ep->win_page);
-	if (size > FL_EP_WIN_SIZE)
-		size = FL_EP_WIN_SIZE;
-	*err = pci_epc_map_addr(ep->epc, epf->func_no, epf->vfunc_no, ep->win_phys,
-				pci_addr - off, size);
-	if (*err)
-		return NULL;
-	return ep->win_va + off;
-}
-
-static void fl_win_unmap(struct fl_ep *ep)
-{
-	pci_epc_unmap_addr(ep->epc, ep->epf->func_no, ep->epf->vfunc_no, ep->win_phys);
-}
-
-/* CPU copy between host memory and a local buffer, window-sized chunks */
-static int fl_win_copy(struct fl_ep *ep, u64 pci_addr, void *local, size_t len, bool to_host)
-{
-	while (len) {
-		size_t n = len;
-		void __iomem *va;
-		int err;
-
-		va = fl_win_map(ep, pci_addr, &n, &err);
-		if (!va)
-			return err;
-		if (to_host)
-			memcpy_toio(va, local, n);
-		else
-			memcpy_fromio(local, va, n);
-		/* Unmap makes the writes visible (posted, before what follows) */
-		fl_win_unmap(ep);
-		pci_addr += n;
-		local += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/**
- * fl_win_write() - write a small buffer to host memory through the window
- * @ep: the endpoint (engine context, or engine stopped).
- * @pci_addr: host bus address.
- * @src: data.
- * @len: bytes.
- *
- * Return: 0 or the map error (-ENOLINK when the link is down).
- */
-int fl_win_write(struct fl_ep *ep, u64 pci_addr, const void *src, size_t len)
-{
-	return fl_win_copy(ep, pci_addr, (void *)src, len, true);
+	return n;
 }
 
 static void fl_xfer_finish(struct fl_xfer *x)
@@ -423,28 +210,31 @@ static void fl_xfer_fail(struct fl_ep *ep, struct fl_xfer *x)
 	WRITE_ONCE(x->dma_err, true);
 }
 
-/*
- * Descriptor callback; any context (dw-edma: the virt-dma tasklet). Under
- * xgen_lock, so a teardown that bumped the generation is never overtaken:
- * a callback of an older generation leaves the transfer alone.
+/**
+ * fl_xfer_part_done() - a backend's callback: one part of a transfer ended
+ * @c: the part's context.
+ * @failed: the part did not move its data.
+ *
+ * Any context. Under xgen_lock, so a teardown that bumped the generation is
+ * never overtaken: a callback of an older generation leaves the transfer
+ * alone. The last part finishes the transfer and kicks the engine.
+ *
+ * Return: false when the callback was stale (ignored).
  */
-static void fl_xfer_dma_done(void *param, const struct dmaengine_result *res)
+bool fl_xfer_part_done(struct fl_dma_ctx *c, bool failed)
 {
-	struct fl_dma_ctx *c = param;
 	struct fl_xfer *x = c->x;
 	struct fl_ep *ep = x->ep;
-	bool aborted = res && res->result != DMA_TRANS_NOERROR;
 	unsigned long flags;
 	bool stale, last = false;
-	u32 gen, id;
+	u32 gen;
 
 	spin_lock_irqsave(&ep->xgen_lock, flags);
 	gen = c->gen;
-	id = x->id;
 	stale = gen != ep->xgen;
 	c->busy = false;
 	if (!stale) {
-		if (aborted)
+		if (failed)
 			fl_xfer_fail(ep, x);
 		last = atomic_dec_and_test(&x->pending);
 		if (last) {
@@ -461,72 +251,10 @@ static void fl_xfer_dma_done(void *param, const struct dmaengine_result *res)
 
 		dev_info_ratelimited(ep->dev, "DMA: late callback of generation %u ignored (%d so far)\n",
 				     gen, n);
-		return;
+		return false;
 	}
-	if (aborted) {
-		/* dw-edma starts what was queued behind an abort only at the next issue_pending */
-		atomic_set(&c->dc->reissue, 1);
-		dev_err_ratelimited(ep->dev, "DMA: %s transfer %u failed: result %d, residue %u\n",
-				    dma_chan_name(c->dc->chan), id, res->result, res->residue);
-	}
-	if (aborted || last)
+	if (failed || last)
 		fl_engine_kick(ep);
-}
-
-/* A free callback context of @dc, or NULL (the channel is not usable now) */
-static struct fl_dma_ctx *fl_dma_ctx_get(struct fl_dma_chan *dc)
-{
-	struct fl_dma_ctx *c;
-
-	if (dc->stuck || !dc->nctx)
-		return NULL;
-	c = &dc->ctx[dc->ctx_next % dc->nctx];
-	/* Pairs with the callback's unlock: a context is free once it said so */
-	return READ_ONCE(c->busy) ? NULL : c;
-}
-
-/* Submit one part of @x on @dc: @len bytes at @off. Returns false on failure */
-static bool fl_xfer_dma_part(struct fl_ep *ep, struct fl_dma_chan *dc, struct fl_xfer *x,
-			     u64 host, dma_addr_t local, u32 len, bool to_host)
-{
-	enum dma_transfer_direction dir = to_host ? DMA_MEM_TO_DEV : DMA_DEV_TO_MEM;
-	struct dma_slave_config sc = { .direction = dir };
-	struct dma_async_tx_descriptor *tx;
-	struct fl_dma_ctx *c = fl_dma_ctx_get(dc);
-	unsigned long flags;
-	dma_cookie_t cookie;
-
-	if (!c)
-		return false;
-	if (to_host)
-		sc.dst_addr = host;
-	else
-		sc.src_addr = host;
-	if (dmaengine_slave_config(dc->chan, &sc))
-		return false;
-	tx = dmaengine_prep_slave_single(dc->chan, local, len, dir,
-					 DMA_PREP_INTERRUPT | DMA_CTRL_ACK);
-	if (!tx)
-		return false;
-
-	/* Busy before the descriptor exists for the engine: its callback may come at once */
-	spin_lock_irqsave(&ep->xgen_lock, flags);
-	c->x = x;
-	c->dc = dc;
-	c->gen = ep->xgen;
-	c->busy = true;
-	spin_unlock_irqrestore(&ep->xgen_lock, flags);
-	tx->callback_result = fl_xfer_dma_done;
-	tx->callback_param = c;
-	cookie = dmaengine_submit(tx);
-	if (dma_submit_error(cookie)) {
-		spin_lock_irqsave(&ep->xgen_lock, flags);
-		c->busy = false;
-		spin_unlock_irqrestore(&ep->xgen_lock, flags);
-		return false;
-	}
-	dc->ctx_next++;
-	dc->last_cookie = cookie;
 	return true;
 }
 
@@ -537,6 +265,7 @@ static bool fl_xfer_dma_part(struct fl_ep *ep, struct fl_dma_chan *dc, struct fl
 static bool fl_xfer_dma(struct fl_ep *ep, struct fl_xfer *x, u64 host, dma_addr_t local,
 			bool to_host)
 {
+	const struct fl_xfer_ops *ops = ep->xops;
 	struct fl_dma_chan *dcs = to_host ? ep->wr : ep->rd;
 	u32 nch = to_host ? ep->nwr : ep->nrd;
 	u32 *next = to_host ? &ep->wr_next : &ep->rd_next;
@@ -562,13 +291,13 @@ static bool fl_xfer_dma(struct fl_ep *ep, struct fl_xfer *x, u64 host, dma_addr_
 	for (i = 0; i < parts; i++) {
 		u32 off = i * part_len;
 
-		if (!fl_xfer_dma_part(ep, use[i], x, host + off, local + off,
-				      min(part_len, x->bytes - off), to_host))
+		if (!ops->part(ep, use[i], x, host + off, local + off,
+			       min(part_len, x->bytes - off), to_host))
 			break;
 		issued++;
 	}
-	for (i = 0; i < issued; i++)
-		dma_async_issue_pending(use[i]->chan);
+	for (i = 0; ops->flush && i < issued; i++)
+		ops->flush(use[i]);
 
 	if (!issued)
 		return false;
@@ -612,7 +341,7 @@ void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host)
 	x->cpu = false;
 	x->cpu_off = 0;
 	x->ts_start = ktime_get_ns();
-	if (nch && (ep->accepted & FL_F_DMA) && x->bytes >= crossover &&
+	if (nch && ep->xops && (ep->accepted & FL_F_DMA) && x->bytes >= crossover &&
 	    fl_xfer_dma(ep, x, host, ep->slots_dma + off, to_host)) {
 		fl_stat_add(ep, FL_STAT_DMA, 1);
 		return;
@@ -623,98 +352,186 @@ void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host)
 	fl_stat_add(ep, FL_STAT_CPU, 1);
 }
 
-/* The engine must stop copying: host reset (ENABLE cleared), link down or unbind */
-static bool fl_xfer_cancelled(struct fl_ep *ep)
+/* The backends "auto" tries, in order */
+static const struct fl_xfer_ops *const fl_xfer_backends[] = {
+	&fl_xfer_dmaengine,
+	&fl_xfer_nvedma,
+};
+
+/* Take channels from the backend configfs xfer_backend names, or the first that has some */
+static void fl_xfer_pick(struct fl_ep *ep)
 {
-	return kthread_should_stop() ||
-	       !(le32_to_cpu(READ_ONCE(ep->ctrl->ctrl)) & FL_CTRL_ENABLE);
-}
+	const struct fl_xfer_ops *ops;
+	u32 i;
+	int ret;
 
-/*
- * Copy up to *budget bytes of @x's CPU copy, a window chunk at a time,
- * looking for a reset between chunks. Returns false when it must stop.
- */
-static bool fl_xfer_cpu_step(struct fl_ep *ep, struct fl_xfer *x, u32 *budget)
-{
-	void *local = ep->slots_va + (u64)x->slot * ep->slot_size;
-
-	while (x->cpu_off < x->bytes) {
-		u32 n = min3(x->bytes - x->cpu_off, *budget, (u32)FL_EP_WIN_SIZE);
-		int ret;
-
-		if (!n || fl_xfer_cancelled(ep))
-			return false;
-		ret = fl_win_copy(ep, x->cpu_host + x->cpu_off, local + x->cpu_off, n,
-				  x->cpu_to_host);
-		if (ret == -ENOLINK || ret == -EIO) {
-			/*
-			 * The link or the controller went away, not this frame: never
-			 * resume it (the host may reclaim its buffer meanwhile) nor fail
-			 * it alone; the engine stops the queue (fl_ring_pass()).
-			 */
-			dev_warn_ratelimited(ep->dev, "CPU copy %s host %#llx cut at %u of %u bytes: %d\n",
-					     x->cpu_to_host ? "to" : "from", x->cpu_host,
-					     x->cpu_off, x->bytes, ret);
-			ep->link_cut = true;
-			return false;
-		}
-		if (ret) {
-			dev_err_ratelimited(ep->dev, "CPU copy %s host %#llx+%u failed: %d\n",
-					    x->cpu_to_host ? "to" : "from", x->cpu_host,
-					    x->bytes, ret);
-			x->dma_err = true;
-			break;
-		}
-		x->cpu_off += n;
-		*budget -= n;
-	}
-	x->ts_done = ktime_get_ns();
-	/* Pairs with fl_xfer_done(), as in fl_xfer_finish() */
-	smp_store_release(&x->done, true);
-	return true;
-}
-
-/* CPU copies of one ring, oldest first; false when the budget or a reset stopped them */
-static bool fl_xfer_cpu_ring(struct fl_ep *ep, struct fl_xfer *xs, u32 from, u32 to,
-			     u32 *budget)
-{
-	for (; from != to; from++) {
-		struct fl_xfer *x = &xs[fl_ring_slot(from, ep->entries)];
-
-		if (x->slot == FL_EP_NO_SLOT || !x->cpu || fl_xfer_done(x))
+	ep->xops = NULL;
+	ep->nrd = 0;
+	ep->nwr = 0;
+	if (!ep->cfg.dma_channels)
+		return;
+	for (i = 0; i < ARRAY_SIZE(fl_xfer_backends); i++) {
+		ops = fl_xfer_backends[i];
+		if (ep->cfg.xfer_backend != FL_EP_XFER_AUTO && ep->cfg.xfer_backend != ops->id)
 			continue;
-		if (!fl_xfer_cpu_step(ep, x, budget))
-			return false;
+		ret = ops->init(ep);
+		if (!ret) {
+			ep->xops = ops;
+			return;
+		}
+		if (ret != -ENODEV)
+			dev_err(ep->dev, "DMA: %s backend failed (%d): trying the next\n",
+				ops->name, ret);
+		ep->nrd = 0;
+		ep->nwr = 0;
 	}
-	return true;
+}
+
+/**
+ * fl_xfer_backend_name() - what moves this binding's DMA frames
+ * @ep: the endpoint.
+ *
+ * Return: "dmaengine", "nvidia-edma" or "cpu".
+ */
+const char *fl_xfer_backend_name(struct fl_ep *ep)
+{
+	return ep->xops ? ep->xops->name : "cpu";
+}
+
+/**
+ * fl_xfer_backend_id() - FL_XFER_* of this binding
+ * @ep: the endpoint.
+ *
+ * Return: the backend's id, %FL_XFER_CPU without one.
+ */
+u32 fl_xfer_backend_id(struct fl_ep *ep)
+{
+	return ep->xops ? ep->xops->id : FL_XFER_CPU;
+}
+
+/**
+ * fl_xfer_init_hw() - take DMA channels and the outbound window (epc_init)
+ * @ep: the endpoint.
+ *
+ * Fewer channels than configured (or none) is not an error: frames then go
+ * by CPU copy. Logs the backend and its channels.
+ *
+ * Return: 0, or -ENODEV/-ENOMEM when no outbound window is available.
+ */
+int fl_xfer_init_hw(struct fl_ep *ep)
+{
+	struct pci_epc *epc = ep->epc;
+	u32 want = ep->cfg.dma_channels;
+
+	fl_xfer_pick(ep);
+	ep->rd_next = 0;
+	ep->wr_next = 0;
+	dev_info(ep->dev, "transfers: %s, %u read + %u write DMA channels\n",
+		 fl_xfer_backend_name(ep), ep->nrd, ep->nwr);
+	if (want && (ep->nrd < want || ep->nwr < want))
+		dev_info(ep->dev, "DMA: %u read and %u write channels of %u wanted\n",
+			 ep->nrd, ep->nwr, want);
+
+	if (!epc->mem) {
+		dev_err(ep->dev, "controller has no outbound window\n");
+		goto put_channels;
+	}
+	ep->win_page = max_t(size_t, epc->mem->window.page_size, ep->features->align);
+	if (!ep->win_page)
+		ep->win_page = PAGE_SIZE;
+	ep->win_va = pci_epc_mem_alloc_addr(epc, &ep->win_phys, FL_EP_WIN_SIZE);
+	if (!ep->win_va) {
+		dev_err(ep->dev, "no outbound window of %u bytes\n", FL_EP_WIN_SIZE);
+		goto put_channels;
+	}
+	return 0;
+
+put_channels:
+	if (ep->xops)
+		ep->xops->exit(ep);
+	ep->xops = NULL;
+	return epc->mem ? -ENOMEM : -ENODEV;
+}
+
+/**
+ * fl_xfer_exit_hw() - give channels and window back (epc_deinit, unbind)
+ * @ep: the endpoint (engine stopped).
+ *
+ * Terminated DMA gets FL_EP_EXIT_DRAIN_MS to be proven over; a channel that
+ * is not is leaked with everything it may touch (fl_ep.dma_leaked).
+ */
+void fl_xfer_exit_hw(struct fl_ep *ep)
+{
+	fl_xfer_quiesce(ep, FL_EP_EXIT_DRAIN_MS);
+	if (ep->xops)
+		ep->xops->exit(ep);
+	ep->xops = NULL;
+	if (ep->win_va) {
+		pci_epc_mem_free_addr(ep->epc, ep->win_phys, ep->win_va, FL_EP_WIN_SIZE);
+		ep->win_va = NULL;
+	}
+}
+
+/**
+ * fl_xfer_quiesce() - end every DMA transfer before its state is reused
+ * @ep: the endpoint (engine context, or engine stopped).
+ * @timeout_ms: how long to wait for stopped transfers.
+ *
+ * Bumps the generation first (a late callback is then ignored), then the
+ * backend stops its channels and waits, bounded. A channel that does not
+ * stop in time is marked stuck and its transfers leaked (fl_xfer.leaked,
+ * %FL_STAT_DMA_LEAKED): neither their slots nor the channel are used again
+ * until it is proven idle.
+ *
+ * Return: true when every channel is proven idle.
+ */
+bool fl_xfer_quiesce(struct fl_ep *ep, unsigned int timeout_ms)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->xgen_lock, flags);
+	ep->xgen++;
+	spin_unlock_irqrestore(&ep->xgen_lock, flags);
+	return ep->xops ? ep->xops->quiesce(ep, timeout_ms) : true;
+}
+
+/**
+ * fl_xfer_stuck() - is DMA of an earlier generation possibly still running?
+ * @ep: the endpoint (engine context, or engine stopped).
+ *
+ * A stuck channel found idle now is used again. The endpoint reports RESET
+ * only once this is false: the host may then reuse every buffer it had
+ * posted.
+ *
+ * Return: true while a channel is stuck.
+ */
+bool fl_xfer_stuck(struct fl_ep *ep)
+{
+	return ep->xops && ep->xops->stuck(ep);
+}
+
+/**
+ * fl_xfer_resume() - make the backend ready again before the queue is enabled
+ * @ep: the endpoint (engine context, state RESET, nothing in flight).
+ */
+void fl_xfer_resume(struct fl_ep *ep)
+{
+	if (ep->xops && ep->xops->resume)
+		ep->xops->resume(ep);
 }
 
 /**
  * fl_xfer_pass() - the transfer work of one engine pass
  * @ep: the endpoint (engine context, state READY).
  *
- * Restarts channels an abort left with queued descriptors, then moves CPU
- * copies in order, at most cfg.cpu_pass_bytes per pass and checking for a
- * reset or link down between window chunks, so the engine answers the host
- * within one chunk however large the frames are.
+ * Lets the backend restart channels an abort left with queued descriptors,
+ * then moves CPU copies in order (xfer-cpu.c).
  *
  * Return: true when anything was done.
  */
 bool fl_xfer_pass(struct fl_ep *ep)
 {
-	u32 budget = max_t(u32, ep->cfg.cpu_pass_bytes, PAGE_SIZE);
-	u32 start = budget;
-	struct fl_dma_chan *dc;
-	bool work = false;
-	u32 i;
+	bool work = ep->xops && ep->xops->pass && ep->xops->pass(ep);
 
-	for (i = 0; (dc = fl_dma_chan_at(ep, i)); i++) {
-		if (!atomic_xchg(&dc->reissue, 0) || dc->stuck)
-			continue;
-		dma_async_issue_pending(dc->chan);
-		work = true;
-	}
-	if (fl_xfer_cpu_ring(ep, ep->txx, ep->tx_done, ep->tx_cons, &budget))
-		fl_xfer_cpu_ring(ep, ep->rxx, ep->rx_done, ep->rx_cons, &budget);
-	return work || budget != start;
+	return fl_xfer_cpu_pass(ep) || work;
 }

@@ -353,6 +353,11 @@ struct fl_cqe {
 #define FL_NOTIFY_MSIX		3
 #define FL_NOTIFY_DOORBELL	4
 
+/* fl_info.xfer_backend: what moves the endpoint's DMA frames (0 = a driver without the field) */
+#define FL_XFER_CPU		1	/* no DMA engine: every frame is a CPU copy */
+#define FL_XFER_DMAENGINE	2	/* dmaengine channels of the controller (dw-edma) */
+#define FL_XFER_NVEDMA		3	/* NVIDIA's Tegra PCIe eDMA library (JetPack) */
+
 /**
  * struct fl_info - FL_IOC_INFO (128 bytes, out)
  * @abi_version: %FL_ABI_VERSION of the driver.
@@ -375,6 +380,7 @@ struct fl_cqe {
  * @reserved16: zero.
  * @rd_crossover: frames from the host below this size are copied by the endpoint CPU
  *	(endpoint; 0 from a driver older than the field: @crossover then applies both ways).
+ * @xfer_backend: FL_XFER_* (endpoint; 0 on the host and from older drivers).
  * @reserved: zero.
  */
 struct fl_info {
@@ -397,7 +403,8 @@ struct fl_info {
 	__u16 mrrs;
 	__u16 reserved16;
 	__u32 rd_crossover;
-	__u32 reserved[14];
+	__u32 xfer_backend;
+	__u32 reserved[13];
 };
 
 /**
