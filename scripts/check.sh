@@ -71,6 +71,7 @@ stage "modules 6.12 W=1 + sparse" counted sparse_build
 stage "modules 6.1 W=1" counted scripts/build-modules.sh 6.1 "$k61"
 stage "modules newest W=1" counted scripts/build-modules.sh newest "$knew"
 stage "api variants (epf, host)" counted scripts/check-api-variants.sh
+stage "tegra194 eDMA series (compile)" counted scripts/check-tegra194-edma.sh "$k612" "$knew"
 stage "board build targets" counted scripts/check-targets.sh "$k612"
 stage "board bring-up kit (dry run)" counted tests/board-kit/run.sh
 stage "dkms build (epf, host)" counted scripts/check-dkms.sh "$k612"
