@@ -79,10 +79,10 @@ t_check "A: jetpack: the library was deinitialized at unbind" \
 if t_check "B: jetpack up" up jetpack; then
 	backend "B: jetpack" "nvidia-edma, 2 read + 2 write DMA channels" nvidia-edma
 	b0=$(nvstat bytes)
-	d0=$(fl_stat $EDEV dma)
+	d0=$(fl_stat $EDEV dma_transfers)
 	t_check "B: 50 round trips of 4 MiB, verified" stream 50 4M
 	b1=$(nvstat bytes)
-	d1=$(fl_stat $EDEV dma)
+	d1=$(fl_stat $EDEV dma_transfers)
 	echo "# B: library bytes $b0 -> $b1, endpoint DMA frames $d0 -> $d1"
 	# 50 frames each way of 4 MiB: 419430400 bytes at least, all moved by the library
 	t_check "B: the library moved both directions' frames" \
@@ -97,7 +97,7 @@ t_check "B: tear down" fl_down
 force() {
 	if t_check "C: $1 up" up $2 xfer_backend=$3; then
 		backend "C: $1" "cpu, 0 read + 0 write DMA channels" cpu
-		t_check "C: $1: 20 round trips of 1 MiB by CPU" stream 20 1M
+		t_check "C: $1: 20 round trips of 64 KiB by CPU" stream 20 64K
 	fi
 	t_check "C: $1 tear down" fl_down
 }

@@ -144,7 +144,10 @@ static int fl_nvedma_init(struct fl_ep *ep)
 	ep->nrd = fl_nvedma_chans(ep, nv->info.rx, ep->rd, DMA_RD_CHNL_NUM);
 	nv->cookie = nv->initialize(&nv->info);
 	if (!nv->cookie) {
-		dev_info(ep->dev, "DMA: NVIDIA eDMA library refused %pOF (see its log)\n", np);
+		/* Normal under "auto" on a controller the library does not drive */
+		if (ep->cfg.xfer_backend == FL_XFER_NVEDMA)
+			dev_info(ep->dev, "DMA: the NVIDIA eDMA library did not initialize on %pOF (see its log)\n",
+				 np);
 		fl_nvedma_free(ep);
 		return -ENODEV;
 	}
