@@ -104,17 +104,30 @@ if [ $dry -eq 1 ]; then
 	echo "dry run: prerequisites ok, nothing changed"
 	exit 0
 fi
+# The device appears at bind, before any link: "framelink info" says when the link is up
+have_tool=0
+command -v framelink >/dev/null && have_tool=1
+ready() {
+	[ -c "$root/dev/framelink-ep0" ] || return 1
+	[ $have_tool -eq 0 ] ||
+		framelink info -d "$root/dev/framelink-ep0" 2>/dev/null | grep -q '^link: *up'
+}
 t=0
-while [ ! -c "$root/dev/framelink-ep0" ] && [ $t -lt "$timeout" ]; do
+while ! ready && [ $t -lt "$timeout" ]; do
 	sleep 1
 	t=$((t + 1))
 done
-if [ ! -c "$root/dev/framelink-ep0" ]; then
+if ! ready; then
 	echo "no link within ${timeout}s: the endpoint stays armed; power on or reboot the root" >&2
 	echo "complex now (its PERST# deassert starts the link); dmesg shows the rest" >&2
 	exit 2
 fi
+if [ $have_tool -eq 0 ]; then
+	echo "bound: /dev/framelink-ep0 on $ctrl (install tools/framelink to wait for the link and"
+	echo "see the backend and channels; dmesg says 'link up')"
+	exit 0
+fi
 echo "up: /dev/framelink-ep0 on $ctrl"
-framelink info -d /dev/framelink-ep0 2>/dev/null | grep -E 'features|dma channels|crossover|notify' ||
-	echo "(install tools/framelink to see the backend and channels)"
+framelink info -d "$root/dev/framelink-ep0" 2>/dev/null |
+	grep -E 'features|backend|dma channels|crossover|notify|link'
 exit 0

@@ -77,6 +77,37 @@ fi
 FL_ROOT=$r "$orin" --dry-run >"$work/out" 2>&1
 expect "orin: a second run finds the function bound and stops" 0 $? 'already bound'
 
+# The queue device exists from bind, before any link: the script waits for the tool to say
+# "link: up" (a stand-in framelink prints what FAKE_LINK says)
+fake=$work/bin
+mkdir -p "$fake"
+printf '#!/bin/sh\necho "link:            $FAKE_LINK"\necho "backend:         nvidia-edma"\n' \
+	>"$fake/framelink"
+chmod +x "$fake/framelink"
+# bound_tree: an Orin tree whose function is bound (the device node exists)
+bound_tree() {
+	local r
+	r=$(orin_tree 141a0000.pcie-ep)
+	mkdir -p "$r/sys/kernel/config/pci_ep/functions/framelink_epf/fl0/framelink_epf.0"
+	mknod "$r/dev/framelink-ep0" c 1 3 2>/dev/null || return 1
+	echo "$r"
+}
+if r=$(bound_tree); then
+	FAKE_LINK="down (waiting for the root)" PATH="$fake:$PATH" FL_ROOT=$r "$orin" --timeout 1 \
+		>"$work/out" 2>&1
+	expect "orin: device present but no link: still armed (exit 2)" 2 $? 'no link within 1s'
+	r=$(bound_tree)
+	FAKE_LINK=up PATH="$fake:$PATH" FL_ROOT=$r "$orin" --timeout 5 >"$work/out" 2>&1
+	expect "orin: link up: 'up:' and the backend" 0 $? \
+		'^up: /dev/framelink-ep0 on 141a0000.pcie-ep$' '^backend: +nvidia-edma'
+	r=$(bound_tree)
+	PATH=/usr/sbin:/usr/bin:/sbin:/bin FL_ROOT=$r "$orin" --timeout 5 >"$work/out" 2>&1
+	expect "orin: without the framelink tool it says 'bound:', not 'up:'" 0 $? \
+		'^bound: /dev/framelink-ep0 on 141a0000.pcie-ep'
+else
+	echo "ok - orin: link wait cases # SKIP mknod needs root"
+fi
+
 # A J784S4 with the function at 0000:01:00.0
 rc_tree() {
 	local r=$work/rc d

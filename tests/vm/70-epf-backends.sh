@@ -163,7 +163,11 @@ case_e() {
 	framelink bench -d $HDEV -s 4M -n 0 >/tmp/e-bench.log 2>&1 &
 	bpid=$!
 	sleep 2
+	t_check "E: framelink info says the endpoint's link is up" \
+		sh -c "framelink info -d $EDEV | grep -q '^link: *up$'"
 	echo down >$LOOPDBG/link
+	t_check "E: framelink info says the endpoint's link is down" \
+		wait_for 50 sh -c "framelink info -d $EDEV | grep -q '^link: *down'"
 	wait_bounded $bpid 20
 	kill $epid 2>/dev/null
 	wait_bounded $epid 20

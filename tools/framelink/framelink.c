@@ -287,6 +287,13 @@ static int open_dev(struct fl_dev *d, const char *path, int map)
 	return ret;
 }
 
+static int endpoint_link_up(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) && !(p.revents & POLLERR);
+}
+
 static int cmd_info(struct opts *o)
 {
 	struct fl_dev d;
@@ -314,6 +321,10 @@ static int cmd_info(struct opts *o)
 	if (i->link_speed)
 		printf("link:            %u.%u GT/s x%u\n", i->link_speed / 10, i->link_speed % 10,
 		       i->link_width);
+	else if (i->role == FL_ROLE_ENDPOINT)
+		/* The endpoint's poll() says POLLOUT while the link is up (queues running) */
+		printf("link:            %s\n", endpoint_link_up(d.fd) ? "up" :
+		       "down (waiting for the root's PERST# deassert and the host driver)");
 	else
 		printf("link:            unknown\n");
 	printf("mps:             %u (supported %u)\n", i->mps, i->mps_supported);
