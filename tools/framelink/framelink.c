@@ -274,8 +274,8 @@ static void tally_print(FILE *f, const char *who, const struct tally *t, int end
 		fprintf(f, " end=%s", errname(end < 0 ? -end : end));
 	fprintf(f, "\n");
 	if (fl_dev_revoked())
-		fprintf(f, "%s: buffer mapping revoked (device removed or unbound): SIGBUS caught, the access read zeros\n",
-			who);
+		fprintf(f, "%s: buffer mapping revoked (device removed or unbound): %s\n", who,
+			"SIGBUS caught, the access read zeros");
 }
 
 static int open_dev(struct fl_dev *d, const char *path, int map)

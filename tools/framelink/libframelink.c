@@ -27,7 +27,7 @@ static struct {
 	void *base;
 	size_t len;
 } fl_guard[FL_GUARD_MAX];
-static volatile sig_atomic_t fl_revoked;
+static int fl_revoked; /* set by the SIGBUS handler, read with __atomic_load_n() */
 
 static void fl_sigbus(int sig, siginfo_t *si, void *uc)
 {
@@ -42,7 +42,7 @@ static void fl_sigbus(int sig, siginfo_t *si, void *uc)
 		/* mmap() is not on the async-signal-safe list but is a plain system call */
 		if (mmap(b, fl_guard[i].len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
-			fl_revoked = 1;
+			__atomic_store_n(&fl_revoked, 1, __ATOMIC_RELAXED);
 			return;
 		}
 	}
@@ -79,7 +79,7 @@ static void fl_guard_del(void *base)
 
 int fl_dev_revoked(void)
 {
-	return fl_revoked;
+	return __atomic_load_n(&fl_revoked, __ATOMIC_RELAXED);
 }
 
 int fl_dev_open(struct fl_dev *d, const char *path, int map)
