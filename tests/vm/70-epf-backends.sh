@@ -80,14 +80,14 @@ if t_check "B: jetpack up" up jetpack; then
 	backend "B: jetpack" "nvidia-edma, 2 read + 2 write DMA channels" nvidia-edma
 	b0=$(nvstat bytes)
 	d0=$(fl_stat $EDEV dma_transfers)
-	t_check "B: 50 round trips of 4 MiB, verified" stream 50 4M
+	t_check "B: 20 round trips of 4 MiB, verified" stream 20 4M
 	b1=$(nvstat bytes)
 	d1=$(fl_stat $EDEV dma_transfers)
 	echo "# B: library bytes $b0 -> $b1, endpoint DMA frames $d0 -> $d1"
-	# 50 frames each way of 4 MiB: 419430400 bytes at least, all moved by the library
+	# 20 frames each way of 4 MiB: 167772160 bytes at least, all moved by the library
 	t_check "B: the library moved both directions' frames" \
-		test $((b1 - b0)) -ge 419430400
-	t_check "B: every frame went by DMA ($((d1 - d0)) >= 100)" test $((d1 - d0)) -ge 100
+		test $((b1 - b0)) -ge 167772160
+	t_check "B: every frame went by DMA ($((d1 - d0)) >= 40)" test $((d1 - d0)) -ge 40
 	t_check "B: no submit refused" test "$(nvstat submit_fail_nomem)" = 0
 fi
 t_check "B: tear down" fl_down
@@ -97,7 +97,7 @@ t_check "B: tear down" fl_down
 force() {
 	if t_check "C: $1 up" up $2 xfer_backend=$3; then
 		backend "C: $1" "cpu, 0 read + 0 write DMA channels" cpu
-		t_check "C: $1: 20 round trips of 64 KiB by CPU" stream 20 64K
+		t_check "C: $1: 4 round trips of 64 KiB by CPU" stream 4 64K
 	fi
 	t_check "C: $1 tear down" fl_down
 }
@@ -176,9 +176,9 @@ case_e() {
 	echo up >$LOOPDBG/link
 	t_check "E: link back" wait_for 100 test -c $HDEV
 	b0=$(nvstat bytes)
-	t_check "E: 20 round trips of 4 MiB after link up" stream 20 4M
+	t_check "E: 10 round trips of 4 MiB after link up" stream 10 4M
 	t_check "E: through the library again ($b0 -> $(nvstat bytes))" \
-		test $(($(nvstat bytes) - b0)) -ge 167772160
+		test $(($(nvstat bytes) - b0)) -ge 83886080
 }
 if t_check "E: jetpack up" up jetpack; then
 	case_e
