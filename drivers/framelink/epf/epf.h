@@ -460,6 +460,10 @@ struct fl_notify_src {
  * @irq_dead: the self-test found that no interrupt reaches the host: none is
  *	raised until the next enable (engine private).
  * @irq_test: FL_IRQT_* of the last enable (engine private).
+ *
+ * @sm_att: the framelink-slots region this binding attached to the
+ *	controller (slotmem.c), NULL when it uses what the controller had.
+ * @sm_attrs: DMA attributes of the slots allocation (alloc, mmap, free).
  */
 struct fl_ep {
 	struct kref ref;
@@ -573,6 +577,10 @@ struct fl_ep {
 	u16 irq_num;
 	bool irq_dead;
 	u32 irq_test;
+
+	/* Where the slots come from (issue 9 section 3): slotmem.c */
+	struct fl_sm_attach *sm_att;
+	unsigned long sm_attrs;
 };
 
 static inline void fl_stat_add(struct fl_ep *ep, int i, u64 v)
@@ -680,6 +688,12 @@ u32 fl_cqmap_flush(struct fl_ep *ep);
 /* irqtest.c: interrupt self-test at enable (issue 9 section 1) */
 void fl_irqt_reset(struct fl_ep *ep);
 void fl_irqt_run(struct fl_ep *ep);
+
+/* slotmem.c: where the slots come from (issue 9 section 3) */
+struct fl_sm_attach;
+int fl_slotmem_alloc(struct fl_ep *ep);
+void fl_slotmem_free(struct fl_ep *ep);
+int fl_slotmem_mmap(struct fl_ep *ep, struct vm_area_struct *vma);
 
 /* cdev.c */
 int fl_cdev_register(struct fl_ep *ep);

@@ -2,10 +2,20 @@
 /*
  * framelink-epf: frame slots, their owners and the app queues.
  *
- * The slots are one physically contiguous dma_alloc_coherent() allocation on
- * the controller's parent device, i.e. from its reserved-memory pool (on the
- * Orin the GPU-reachable region of the DT overlay; on pci-epc-loop a no-map
- * shared-dma-pool), and are mmap()ed to the endpoint app.
+ * The slots are one physically contiguous DMA API allocation on the
+ * controller's device (epc->dev.parent), mmap()ed to the endpoint app.
+ * slotmem.c chooses the memory at bind and logs it in one line: the region
+ * the controller's DT node names "framelink-slots" when there is one (on the
+ * Orin the reusable CMA region of dts/tegra234-...-framelink-ep.dtso; in the
+ * VM the loop's own no-map pool, dts/qemu-virt.dtso), else the controller's
+ * own pool, else CMA.
+ *
+ * The GPU: on Tegra234 the GPU reaches any DRAM page through its own MMU
+ * (and the SMMU), so any of these sources is reachable in principle; CMA
+ * pages are ordinary kernel pages. NOT verified: that CUDA can register the
+ * app's mapping of the slots (a PFN map, not page-backed user memory) with
+ * cudaHostRegister() or an equivalent, and which flag it needs; nothing here
+ * was run on a board.
  *
  * Every slot has exactly one owner (enum fl_slot_state); the app can only
  * SUBMIT or POST a slot it owns (-EBUSY otherwise) and gets it back with a
@@ -33,9 +43,10 @@ static u32 fl_fifo_len(const struct fl_fifo *f)
  * fl_slots_alloc() - allocate the slots and every per-frame structure (bind)
  * @ep: the endpoint.
  *
- * Nothing on the data path allocates memory afterwards.
+ * Nothing on the data path allocates memory afterwards. The slot memory
+ * comes from fl_slotmem_alloc(), which logs its source.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0 or -ENOMEM (also when the region is too small for the slots).
  */
 int fl_slots_alloc(struct fl_ep *ep)
 {
@@ -64,15 +75,10 @@ int fl_slots_alloc(struct fl_ep *ep)
 		ep->rxx[i].ep = ep;
 	}
 
-	ep->slots_va = dma_alloc_coherent(ep->dma_dev, ep->slots_bytes, &ep->slots_dma,
-					  GFP_KERNEL);
-	if (!ep->slots_va)
-		goto no_pool;
+	if (fl_slotmem_alloc(ep))
+		goto free_meta;
 	return 0;
 
-no_pool:
-	dev_err(ep->dev, "cannot allocate %u slots of %u bytes from %s's pool\n",
-		ep->nslots, ep->slot_size, dev_name(ep->dma_dev));
 free_meta:
 	fl_slots_free_meta(ep);
 	return -ENOMEM;
@@ -84,10 +90,7 @@ free_meta:
  */
 void fl_slots_free(struct fl_ep *ep)
 {
-	if (!ep->slots_va)
-		return;
-	dma_free_coherent(ep->dma_dev, ep->slots_bytes, ep->slots_va, ep->slots_dma);
-	ep->slots_va = NULL;
+	fl_slotmem_free(ep);
 }
 
 /**
@@ -186,7 +189,8 @@ static const struct vm_operations_struct fl_slots_vm_ops = {
  *
  * The DMA API chooses the page attributes, the same way it chose them for its
  * own mapping of the allocation: cacheable for a dma-coherent controller (the
- * Orin's), non-cacheable otherwise. Slots hold data only: no PROT_EXEC, now or
+ * Orin's), non-cacheable otherwise (slotmem.c says why, and the one
+ * exception, a pool on a coherent device). Slots hold data only: no PROT_EXEC, now or
  * by a later mprotect().
  *
  * Return: 0, -EINVAL for a range outside the slots or a private mapping,
@@ -212,7 +216,7 @@ int fl_slots_mmap(struct fl_ep *ep, struct vm_area_struct *vma)
 		return -ENOMEM;
 	vm_flags_clear(vma, VM_MAYEXEC);
 	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
-	ret = dma_mmap_coherent(ep->dma_dev, vma, ep->slots_va, ep->slots_dma, ep->slots_bytes);
+	ret = fl_slotmem_mmap(ep, vma);
 	if (ret) {
 		kfree(v);
 		return ret;
