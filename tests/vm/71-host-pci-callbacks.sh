@@ -75,10 +75,11 @@ verified() {
 # tally TAG: the bench's "status:" line
 tally() { grep '^bench: status:' /tmp/bench71-$1.out; }
 
-# only_err ERR TALLY: ERR was counted and no other error
+# only_err ERR TALLY: ERR was seen (frames failed with it, or the app's next call returned it
+# and ended the bench) and no other error (EINTR: our SIGINT)
 only_err() {
-	echo "$2" | grep -q " $1=" || return 1
-	! echo "$2" | sed "s/ $1=[0-9]*//; s/ OK=[0-9]*//; s/ end=[A-Z0-9]*//" | grep -q '='
+	echo "$2" | grep -Eq " $1=| end=$1" || return 1
+	! echo "$2" | sed -E "s/ $1=[0-9]+//; s/ OK=[0-9]+//; s/ end=($1|EINTR)\$//" | grep -q '='
 }
 
 # no queue started between error_detected(frozen) and slot_reset() (dmesg)
