@@ -373,9 +373,14 @@ static void fl_shutdown(struct pci_dev *pdev)
 }
 
 /*
- * AER/DPC (Documentation/PCI/pci-error-recovery.rst): with the channel frozen no DMA passes,
- * so the outstanding buffers can go back at once (-ENOLINK); a permanent failure is a
- * removal to come. With I/O still working, a normal asynchronous reset does it (-EIO).
+ * AER/DPC (Documentation/PCI/pci-error-recovery.rst, drivers/pci/pcie/err.c). With I/O still
+ * working (io_normal), a normal asynchronous reset does it (-EIO) and resume() has nothing
+ * more to start. With the channel frozen no DMA passes, so the outstanding buffers go back
+ * at once (-ENOLINK); a permanent failure is a removal to come. Until resume(), the core
+ * resets the link: no reset attempt may touch the function meanwhile (it would start a queue
+ * that the link reset then kills, with bus mastering that slot_reset() takes away), so the
+ * reset and watchdog works are stopped as for a removal (fl_live_stop()) and apps get
+ * -ENOLINK, as while a link is down.
  */
 static pci_ers_result_t fl_error_detected(struct pci_dev *pdev, pci_channel_state_t state)
 {
@@ -384,15 +389,19 @@ static pci_ers_result_t fl_error_detected(struct pci_dev *pdev, pci_channel_stat
 	if (!host)
 		return PCI_ERS_RESULT_DISCONNECT;
 	dev_err(host->dev, "PCI error detected (channel state %d): queue stopped\n", state);
-	mutex_lock(&host->lock);
 	if (state == pci_channel_io_normal) {
+		mutex_lock(&host->lock);
 		fl_live_reset(host, -EIO);
 		mutex_unlock(&host->lock);
 		return PCI_ERS_RESULT_CAN_RECOVER;
 	}
+	/* waits for a reset attempt in progress: it sees @removing and ends */
+	fl_live_stop(host);
+	mutex_lock(&host->lock);
 	if (host->enabled)
 		host->stats.queue_resets++;
 	host->enabled = false;
+	host->link_down = true;
 	/* the link reset that follows resets the function: its bus mastering stays off */
 	host->master_off = true;
 	fl_q_fail_all(host, -ENOLINK);
@@ -410,17 +419,27 @@ static pci_ers_result_t fl_slot_reset(struct pci_dev *pdev)
 	pci_save_state(pdev);
 	/* on again once the endpoint reports RESET (live.c) */
 	pci_clear_master(pdev);
+	mutex_lock(&host->lock);
+	host->master_off = true;
+	mutex_unlock(&host->lock);
 	dev_info(host->dev, "slot reset: re-enabling the queue\n");
 	return PCI_ERS_RESULT_RECOVERED;
 }
 
+/*
+ * Recovery done. After a frozen channel nothing runs (error_detected() stopped the works):
+ * allow them again and reset the queue. After io_normal the reset error_detected() started
+ * is running or done; a second one would only fail the frames queued since (-ECANCELED).
+ */
 static void fl_resume(struct pci_dev *pdev)
 {
 	struct fl_host *host = pci_get_drvdata(pdev);
 
 	mutex_lock(&host->lock);
+	host->removing = false;
 	host->link_down = false;
-	fl_live_reset(host, -ECANCELED);
+	if (!host->enabled && !host->resetting)
+		fl_live_reset(host, -ECANCELED);
 	mutex_unlock(&host->lock);
 }
 
