@@ -30,27 +30,13 @@ down() {
 hstat() { framelink stats -d $HDEV | awk -v k="$1:" '$1 == k { print $2 }'; }
 hinfo() { framelink info -d $HDEV | awk -v k="$1:" '$1 == k { print $2 }'; }
 
-# stream N: N 64 KiB frames both ways (bounded: 120 s), exit status of the bench
-stream() {
-	local rc
-	framelink echo -d $EDEV >/tmp/echo66.out 2>&1 &
-	echo_pid=$!
-	framelink bench -d $HDEV -s 64K -n $1 >/tmp/bench66.out 2>&1 &
-	bench_pid=$!
-	wait_bounded $bench_pid 120
-	rc=$?
-	kill $echo_pid
-	wait $echo_pid 2>/dev/null
-	tail -n 3 /tmp/bench66.out
-	return $rc
-}
 
 # stream_irqs NAME N: N frames both ways; the host took interrupts during the stream (not
 # only the self-test's at enable) and no safety-timer wake-up
 stream_irqs() {
 	local i0 irqs safety
 	i0=$(hstat interrupts)
-	t_check "$1: stream $2 frames" stream $2
+	t_check "$1: stream $2 frames" fl_stream $2
 	irqs=$(($(hstat interrupts) - ${i0:-0}))
 	safety=$(hstat safety_wakeups)
 	echo "# $1: host interrupts at enable ${i0:-?}, during the stream $irqs, safety_wakeups ${safety:-?}"
@@ -98,7 +84,7 @@ if t_check "drop_irq: up (tegra234, interrupts dropped)" up tegra234 1000000; th
 		grep -q "interrupt self-test: no .* acknowledged" /tmp/dmesg66d
 	framelink info -d $HDEV | sed 's/^/# /'
 	t_check "drop_irq: FL_IOC_INFO reports polling" sh -c "framelink info -d $HDEV | grep -q 'notify: *polling'"
-	t_check "drop_irq: frames flow by polling (bounded)" stream 50
+	t_check "drop_irq: frames flow by polling (bounded)" fl_stream 50
 	irqs=$(hstat interrupts)
 	echo "# drop_irq: host interrupts ${irqs:-?}"
 	t_check "drop_irq: no interrupt taken" test "${irqs:-1}" -eq 0

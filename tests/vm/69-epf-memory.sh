@@ -19,20 +19,6 @@
 
 SRC='slots: .* from reserved memory framelink-slots (loop-memory@60000000, 268435456 bytes, no-map pool), attached by its driver, coherent, no iommu'
 
-# stream N: N 64 KiB frames both ways (bounded: 120 s), exit status of the bench
-stream() {
-	local rc
-	framelink echo -d $EDEV >/tmp/echo69.out 2>&1 &
-	echo_pid=$!
-	framelink bench -d $HDEV -s 64K -n $1 >/tmp/bench69.out 2>&1 &
-	bench_pid=$!
-	wait_bounded $bench_pid 120
-	rc=$?
-	kill $echo_pid
-	wait $echo_pid 2>/dev/null
-	tail -n 3 /tmp/bench69.out | sed 's/^/# /'
-	return $rc
-}
 
 # bind_with ATTR=VALUE...: (re)create the function with these attributes, clear the log, bind
 bind_with() {
@@ -82,7 +68,7 @@ rm -f $EP/controllers/$EPC/${FN##*/}
 if t_check "defaults again: bind" bind_with; then
 	dmesg >/tmp/dmesg69c
 	t_check "defaults again: same source" grep -q "$SRC" /tmp/dmesg69c
-	t_check "defaults again: 200 frames both ways" stream 200
+	t_check "defaults again: 200 frames both ways" fl_stream 200
 	t_check "defaults again: unbind" fl_unbind
 else
 	fl_unbind >/dev/null 2>&1
@@ -95,7 +81,7 @@ if t_check "third bind" bind_with slots=4 slot_size=4194304; then
 	t_check "third bind: the loop's pool still serves the controller" \
 		grep -q "slots: 4 x 4194304 bytes from reserved memory framelink-slots (loop-memory@60000000" \
 		/tmp/dmesg69d
-	t_check "third bind: 50 frames both ways" stream 50
+	t_check "third bind: 50 frames both ways" fl_stream 50
 fi
 t_check "tear down" fl_down
 true

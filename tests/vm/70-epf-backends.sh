@@ -37,20 +37,6 @@ einfo() { framelink info -d $EDEV | sed -n "s/^$1: *//p"; }
 nvstat() { awk -v k="$1" '$1 == k { print $2 }' $NVSTATE; }
 logs() { sed "s/^/# $1: /" $2; }
 
-# stream N SIZE: N round trips of SIZE (endpoint echo), bounded; the bench's exit status
-stream() {
-	local _rc
-	framelink echo -d $EDEV >/tmp/echo70.out 2>&1 &
-	echo_pid=$!
-	framelink bench -d $HDEV -s $2 -n $1 >/tmp/bench70.out 2>&1 &
-	bench_pid=$!
-	wait_bounded $bench_pid 180
-	_rc=$?
-	kill $echo_pid 2>/dev/null
-	wait $echo_pid 2>/dev/null
-	tail -n 2 /tmp/bench70.out | sed 's/^/# /'
-	return $_rc
-}
 
 # backend NAME LINE INFO: the boot log says LINE, `framelink info` says INFO
 backend() {
@@ -80,7 +66,7 @@ if t_check "B: jetpack up" up jetpack; then
 	backend "B: jetpack" "nvidia-edma, 2 read + 2 write DMA channels" nvidia-edma
 	b0=$(nvstat bytes)
 	d0=$(fl_stat $EDEV dma_transfers)
-	t_check "B: 20 round trips of 4 MiB, verified" stream 20 4M
+	t_check "B: 20 round trips of 4 MiB, verified" fl_stream 20 4M 180
 	b1=$(nvstat bytes)
 	d1=$(fl_stat $EDEV dma_transfers)
 	echo "# B: library bytes $b0 -> $b1, endpoint DMA frames $d0 -> $d1"
@@ -97,7 +83,7 @@ t_check "B: tear down" fl_down
 force() {
 	if t_check "C: $1 up" up $2 xfer_backend=$3; then
 		backend "C: $1" "cpu, 0 read + 0 write DMA channels" cpu
-		t_check "C: $1: 4 round trips of 64 KiB by CPU" stream 4 64K
+		t_check "C: $1: 4 round trips of 64 KiB by CPU" fl_stream 4 64K 180
 	fi
 	t_check "C: $1 tear down" fl_down
 }
@@ -176,7 +162,7 @@ case_e() {
 	echo up >$LOOPDBG/link
 	t_check "E: link back" wait_for 100 test -c $HDEV
 	b0=$(nvstat bytes)
-	t_check "E: 10 round trips of 4 MiB after link up" stream 10 4M
+	t_check "E: 10 round trips of 4 MiB after link up" fl_stream 10 4M 180
 	t_check "E: through the library again ($b0 -> $(nvstat bytes))" \
 		test $(($(nvstat bytes) - b0)) -ge 83886080
 }

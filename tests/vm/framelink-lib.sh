@@ -69,3 +69,20 @@ fl_down() {
 # fl_stat DEV NAME: one FL_IOC_STATS counter of DEV, read through `framelink stats` (empty
 # when unreadable).
 fl_stat() { framelink stats -d $1 | sed -n "s/^$2: *//p"; }
+
+# fl_stream N [SIZE [SECONDS]]: N round trips of SIZE (default 64K) from the host's bench
+# through the endpoint's echo, bounded (default 120 s); the bench's exit status. The last
+# lines of the bench go to the log as comments.
+fl_stream() {
+	local _rc _epid _bpid
+	framelink echo -d $EDEV >/tmp/fl-echo.out 2>&1 &
+	_epid=$!
+	framelink bench -d $HDEV -s ${2:-64K} -n $1 >/tmp/fl-bench.out 2>&1 &
+	_bpid=$!
+	wait_bounded $_bpid ${3:-120}
+	_rc=$?
+	kill $_epid 2>/dev/null
+	wait $_epid 2>/dev/null
+	tail -n 3 /tmp/fl-bench.out | sed 's/^/# /'
+	return $_rc
+}
