@@ -170,12 +170,14 @@ static void fl_nvedma_done(void *priv, edma_xfer_status_t status,
 {
 	struct fl_dma_ctx *c = priv;
 	bool failed = status != EDMA_XFER_SUCCESS;
+	/* Read before fl_xfer_part_done(): the engine may reuse @c once it returns */
+	struct fl_dma_chan *dc = c->dc;
 	struct fl_ep *ep = c->x->ep;
+	bool rd = dc >= ep->rd && dc < ep->rd + FL_EP_MAX_CHANNELS;
 
 	if (fl_xfer_part_done(c, failed) && failed)
 		dev_err_ratelimited(ep->dev, "DMA: eDMA %s channel %u transfer failed: status %d\n",
-				    c->dc == &ep->rd[c->dc->num] ? "read" : "write",
-				    c->dc->num, status);
+				    rd ? "read" : "write", dc->num, status);
 }
 
 static bool fl_nvedma_part(struct fl_ep *ep, struct fl_dma_chan *dc, struct fl_xfer *x,
