@@ -132,7 +132,8 @@ struct fl_rx_shadow {
  *	handshake) without holding @lock across its waits; also retries a stopped queue.
  * @poll_work: without an interrupt vector, wakes poll() waiters while frames are outstanding.
  * @resetting: a reset attempt is queued or running (REAP and SUBMIT wait for it); @lock.
- * @removing: remove() started: no work may be queued any more; @lock.
+ * @removing: remove(), shutdown or a frozen / failed channel (error_detected() until
+ *	resume()) started: no reset or watchdog work may be queued; @lock.
  * @link_down: the last reset attempt found the link gone (config space all-ones); @lock.
  * @master_off: a failed reset cleared bus mastering (set again once the endpoint reset); @lock.
  * @reset_err: status for the frames the pending reset fails; @lock.
