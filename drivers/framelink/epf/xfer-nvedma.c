@@ -29,11 +29,13 @@
  *    library is initialized again before the queue is enabled (resume).
  *  - tegra_pcie_edma_stop() is not used: JetPack 5 lacks it, and deinit
  *    does the same and more. The library's calls are not bounded by us: a
- *    deinit that never returns hangs the teardown (not seen in its source).
+ *    deinit that never returns hangs the teardown (NVIDIA's source not checked
+ *    for that; the lab's returns after one chunk).
  *  - The library does not look at the link: a transfer across a link loss
  *    completes EDMA_XFER_SUCCESS although the hardware dropped it. The
- *    link-down event cancels every frame in flight (fl_ring_abort()) before
- *    a frame's completion is published to either side.
+ *    link-down event cancels the frames still in flight (fl_ring_abort());
+ *    one reported done just before the event is published as arrived: a
+ *    race this backend cannot close.
  *
  * Copyright (C) 2026 The framelink authors
  */
