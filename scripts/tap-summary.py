@@ -34,6 +34,7 @@ SPLAT_RE = re.compile("|".join(SPLATS))
 RESULT_RE = re.compile(r"^(not )?ok\b[ 0-9]*(?:- )?(.*)$")
 TIMESTAMP_RE = re.compile(r"^\[\s*\d+\.\d+\]\s?")
 TODO_RE = re.compile(r"#\s*TODO\b", re.IGNORECASE)
+TIME_RE = re.compile(r"^# time: (\S+) (\d+) s$")
 
 
 def main():
@@ -78,6 +79,13 @@ def main():
             print("SKIP: " + line)
         else:
             passed += 1
+
+    # the init's per-script wall times, slowest first (the make check budget)
+    times = sorted(((int(m.group(2)), m.group(1)) for m in map(TIME_RE.match, block) if m),
+                   reverse=True)
+    if times:
+        print("script times: " + ", ".join(f"{t.rsplit('/', 1)[-1]} {s} s" for s, t in times)
+              + f" (total {sum(s for s, _ in times)} s)")
 
     for n, line in splats[:40]:
         print(f"SPLAT (log line {n}): {line}")

@@ -31,6 +31,10 @@ irq_check() {
 	irqs=$(($(host_interrupts) - ${i0:-0}))
 	safety=$(framelink stats -d $HDEV | sed -n 's/^safety_wakeups: *//p')
 	echo "$1: bench exit $bench_rc, host interrupts during the stream $irqs, safety_wakeups ${safety:-?}"
+	# shown when the check fails: where the interrupts went (raised, held masked, dropped)
+	tail -3 /tmp/bench.out
+	grep "^irq" $LOOPDBG/stats | tr '\n' ' '
+	echo "endpoint raised $(framelink stats -d $EDEV | sed -n 's/^interrupts: *//p')"
 	[ $bench_rc -eq 0 ] && [ "$irqs" -gt 0 ] && [ "${safety:-1}" -eq 0 ] && ok=0
 	fl_down
 	return $ok

@@ -28,8 +28,15 @@ alive() {
 
 # wait_bounded PID SECONDS: the child's exit status, 137 when a watchdog had to SIGKILL it.
 # (`wait`, not `kill -0`: a child that exited but was not reaped yet still answers kill -0.)
+# The watchdog holds no stdout/stderr (a caller inside t_check's $(...) would otherwise wait
+# for its sleep: the full bound, every time) and takes its sleep with it when cancelled.
 wait_bounded() {
-	(sleep $2; kill -9 $1 2>/dev/null) &
+	(
+		trap 'kill $_s 2>/dev/null; exit 0' TERM
+		sleep $2 &
+		_s=$!
+		wait $_s && kill -9 $1 2>/dev/null
+	) </dev/null >/dev/null 2>&1 &
 	local wd=$! rc
 	wait $1
 	rc=$?
