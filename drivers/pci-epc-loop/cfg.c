@@ -35,6 +35,35 @@ static u32 cfg_get(const struct loop_fn *fn, int off, int len)
 	return val;
 }
 
+/**
+ * loop_fn_master() - may the function issue memory requests?
+ * @loop: the loopback
+ * @func_no: function number
+ *
+ * PCIe Base Specification, Command register: with Bus Master Enable clear a
+ * function issues no memory requests (MSI and MSI-X are memory writes; INTx
+ * is a message and is not affected). Window accesses, DMA and MSI of the
+ * endpoint are gated on it (window.c, dma.c, nvedma.c, irq.c). A function
+ * the root has not configured yet (link down, reset) has it clear.
+ *
+ * No EPF wrote a header for @func_no (vendor ID all-ones): there is no
+ * function, and the loop's own engine tests (loop-dmatest, which binds no
+ * EPF) run ungated; real hardware has no such case.
+ *
+ * Return: true when the host set Bus Master Enable, or there is no function.
+ */
+bool loop_fn_master(struct pci_epc_loop *loop, u8 func_no)
+{
+	const u8 *cfg;
+
+	if (func_no >= LOOP_MAX_FUNCS)
+		return false;
+	cfg = loop->fn[func_no].cfg;
+	if (READ_ONCE(cfg[PCI_VENDOR_ID]) == 0xff && READ_ONCE(cfg[PCI_VENDOR_ID + 1]) == 0xff)
+		return true;
+	return READ_ONCE(cfg[PCI_COMMAND]) & PCI_COMMAND_MASTER;
+}
+
 /* Rebuild the capability list: MSI, MSI-X (when the EPF set it), PCIe. */
 static void loop_cfg_link_caps(struct loop_fn *fn)
 {

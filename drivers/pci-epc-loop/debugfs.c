@@ -52,6 +52,7 @@ static int loop_stats_show(struct seq_file *s, void *unused)
 		{ "win_flushed", &st->win_flushed },
 		{ "link_ups", &st->link_ups },
 		{ "link_downs", &st->link_downs },
+		{ "bme_blocked", &st->bme_blocked },
 	};
 	unsigned int i;
 

@@ -513,7 +513,11 @@ static int loop_dma_halt_err(struct loop_dma_chan *c)
 	return READ_ONCE(c->abort) && !loop_dma_dw(c->loop) ? -ECANCELED : -EIO;
 }
 
-/* Copy one chunk unless the link went down; see loop_dma_link_changed() */
+/*
+ * Copy one chunk unless the link went down (see loop_dma_link_changed()) or
+ * the host cleared Bus Master Enable of function 0, whose requester ID the
+ * engine's requests carry (dw-edma programs no function number).
+ */
 static int loop_dma_copy(struct pci_epc_loop *loop, enum dma_transfer_direction dir,
 			 void *lva, void *rva, size_t n)
 {
@@ -521,6 +525,14 @@ static int loop_dma_copy(struct pci_epc_loop *loop, enum dma_transfer_direction 
 	if (!loop_ep_up(loop)) {
 		up_read(&loop->dma_link_rwsem);
 		return -ENOLINK;
+	}
+	/* Bus Master Enable clear: no request leaves, the channel reports an error */
+	if (!loop_fn_master(loop, 0)) {
+		up_read(&loop->dma_link_rwsem);
+		atomic64_add(n, &loop->stats.bme_blocked);
+		dev_warn_ratelimited(loop->dev,
+				     "DMA refused: the host cleared Bus Master Enable\n");
+		return -EACCES;
 	}
 	if (dir == DMA_DEV_TO_MEM)
 		memcpy(lva, rva, n);

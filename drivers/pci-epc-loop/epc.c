@@ -87,7 +87,7 @@ static int loop_map_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 
 	if (loop_perst_check(loop, "map_addr"))
 		return -EIO;
-	return loop_win_map(loop, addr, pci_addr, size);
+	return loop_win_map(loop, func_no, addr, pci_addr, size);
 }
 
 static void loop_unmap_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,

@@ -213,6 +213,8 @@ struct loop_dma_chan {
  * @win_flushed: bytes written back to the host through the window
  * @link_ups: link up events
  * @link_downs: link down events
+ * @bme_blocked: bytes of endpoint requests not issued because the host cleared the
+ *	function's Bus Master Enable (window writes dropped, DMA failed)
  */
 struct loop_stats {
 	atomic64_t dma_xfers;
@@ -229,6 +231,7 @@ struct loop_stats {
 	atomic64_t win_flushed;
 	atomic64_t link_ups;
 	atomic64_t link_downs;
+	atomic64_t bme_blocked;
 };
 
 /**
@@ -508,6 +511,7 @@ int loop_cfg_get_msi(struct pci_epc_loop *loop, u8 func_no);
 void loop_cfg_set_msix(struct pci_epc_loop *loop, u8 func_no, u16 nr,
 		       enum pci_barno bir, u32 offset);
 int loop_cfg_get_msix(struct pci_epc_loop *loop, u8 func_no);
+bool loop_fn_master(struct pci_epc_loop *loop, u8 func_no);
 extern struct pci_ops loop_pci_ops;
 
 /* host.c */
@@ -571,7 +575,7 @@ void loop_host_link_back(struct pci_epc_loop *loop);
 void loop_cfg_program_mps(struct pci_epc_loop *loop, u32 mps);
 u32 loop_cfg_mps(struct pci_epc_loop *loop);
 /* window.c: the live outbound window */
-int loop_win_map(struct pci_epc_loop *loop, phys_addr_t addr, u64 pci_addr,
+int loop_win_map(struct pci_epc_loop *loop, u8 func_no, phys_addr_t addr, u64 pci_addr,
 		 size_t size);
 void loop_win_unmap(struct pci_epc_loop *loop, phys_addr_t addr);
 void loop_win_init(struct pci_epc_loop *loop, struct dentry *dir);

@@ -320,6 +320,13 @@ static int nvedma_move(struct nvedma_chan *ch,
 
 		if (nvedma_wait_stall(ch))
 			return -EINTR;
+		/* Bus Master Enable clear: no request leaves, the engine aborts */
+		if (!loop_fn_master(loop, 0)) {
+			atomic64_add(n, &loop->stats.bme_blocked);
+			dev_warn_ratelimited(loop->dev,
+					     "eDMA refused: the host cleared Bus Master Enable\n");
+			return -EIO;
+		}
 		if (first)
 			ready += READ_ONCE(loop->setup_ns);
 		first = false;

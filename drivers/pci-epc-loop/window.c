@@ -28,7 +28,13 @@
  *   above its data would see it early here: a false hazard the lab documents;
  * - flush points publish at once: unmap_addr, and raise_irq (the MSI
  *   ordering point) unless msi_overtake is set. A link down discards what
- *   was not published, as a link loss loses posted writes in flight.
+ *   was not published, as a link loss loses posted writes in flight;
+ * - Bus Master Enable: while the host keeps it clear for the mapping's
+ *   function, the EPF's writes are dropped (never published later), host
+ *   memory is not read (a mapping made then reads all-ones) and nothing of
+ *   the host's reaches the window; counted in bme_dropped and in the loop's
+ *   bme_blocked. Whether a real controller drops or errors a CPU access then
+ *   is not known here; nothing reaches host memory either way.
  *
  * A CPU load through the window (the read that flushes posted writes on
  * PCIe) cannot be trapped, so it is no flush point here: see
@@ -89,18 +95,20 @@ enum loop_win_stat {
 	LOOP_WIN_FLUSH_UNMAP,	/* flushes at unmap_addr */
 	LOOP_WIN_FLUSH_IRQ,	/* flushes at raise_irq */
 	LOOP_WIN_OVERTAKEN,	/* raise_irq without flush (msi_overtake) */
+	LOOP_WIN_BME_DROPPED,	/* EPF-written bytes dropped: Bus Master Enable clear */
 	LOOP_WIN_NR_STATS
 };
 
 static const char * const loop_win_stat_names[] = {
 	"ticks", "busy_ns", "busy_max_ns", "gap_max_ns", "scanned",
 	"partial", "cuts", "unsettled", "published", "fetched",
-	"flush_unmap", "flush_irq", "overtaken",
+	"flush_unmap", "flush_irq", "overtaken", "bme_dropped",
 };
 
 /**
  * struct loop_win_map - one outbound window mapping (map_addr)
  * @node: entry in &pci_epc_loop.win_maps
+ * @func: the function whose requests the mapping's accesses are (map_addr's)
  * @phys: window physical address the EPF mapped
  * @pci_addr: host (PCI) address it maps to
  * @size: size of the mapping in bytes
@@ -119,6 +127,7 @@ static const char * const loop_win_stat_names[] = {
  */
 struct loop_win_map {
 	struct list_head node;
+	u8 func;
 	phys_addr_t phys;
 	u64 pci_addr;
 	size_t size;
@@ -251,6 +260,44 @@ static u64 loop_win_fetch(struct loop_win_map *m, size_t i, u64 w, u64 h,
 	return hweight64(hm) / 8;
 }
 
+/*
+ * Bus Master Enable of the mapping's function is clear: it issues no request.
+ * What the EPF wrote in words [lo, hi) is dropped (taken as the window's
+ * contents, so it never lands later) and host memory is neither written nor
+ * read; once the host sets the bit again, host bytes come back in as usual.
+ */
+static void loop_win_scan_blocked(struct pci_epc_loop *loop, struct loop_win_map *m,
+				  size_t lo, size_t hi)
+{
+	u8 *win = (u8 *)m->win, *shadow = (u8 *)m->shadow;
+	u64 dropped = 0;
+	size_t b, i;
+
+	for (b = lo; b < hi; b += LOOP_WIN_BLOCK_WORDS) {
+		size_t e = min(hi, b + LOOP_WIN_BLOCK_WORDS);
+		size_t len = min_t(size_t, (e - b) * 8, m->size - b * 8);
+
+		if (!memcmp(win + b * 8, shadow + b * 8, len))
+			continue;
+		for (i = b; i < e; i++) {
+			u64 s = m->shadow[i], w;
+
+			/* Staged in a cut that waits: publication drops it */
+			if (m->stage[i] != s)
+				continue;
+			w = READ_ONCE(m->win[i]) & loop_win_valid(m, i);
+			if (w == s)
+				continue;
+			dropped += hweight64(loop_win_bytemask(w ^ s)) / 8;
+			m->shadow[i] = w;
+			m->stage[i] = w;
+		}
+	}
+	loop_win_stat_add(loop, LOOP_WIN_SCANNED, (hi - lo) * 8);
+	loop_win_stat_add(loop, LOOP_WIN_BME_DROPPED, dropped);
+	atomic64_add(dropped, &loop->stats.bme_blocked);
+}
+
 /* Scan words [lo, hi) of @m; returns true if an EPF write was staged */
 static bool loop_win_scan(struct pci_epc_loop *loop, struct loop_win_map *m,
 			  size_t lo, size_t hi, bool cut)
@@ -259,6 +306,11 @@ static bool loop_win_scan(struct pci_epc_loop *loop, struct loop_win_map *m,
 	bool staged = false;
 	u64 fetched = 0;
 	size_t b, i;
+
+	if (!loop_fn_master(loop, m->func)) {
+		loop_win_scan_blocked(loop, m, lo, hi);
+		return false;
+	}
 
 	for (b = lo; b < hi; b += LOOP_WIN_BLOCK_WORDS) {
 		size_t e = min(hi, b + LOOP_WIN_BLOCK_WORDS);
@@ -380,21 +432,28 @@ static void loop_win_settle(struct pci_epc_loop *loop, size_t start, size_t n)
 static void loop_win_publish(struct pci_epc_loop *loop)
 {
 	struct loop_win_map *m;
-	u64 bytes = 0;
+	u64 bytes = 0, dropped = 0;
 	size_t i;
 
 	list_for_each_entry(m, &loop->win_maps, node) {
+		bool blocked = !loop_fn_master(loop, m->func);
+
 		/* Highest address first: see "publication order" at the top of this file */
 		for (i = m->dhi; i-- > m->dlo;) {
 			u64 v = m->stage[i], s = m->shadow[i], mask;
 
 			if (v == s)
 				continue;
-			loop_hostile_publish(loop, m->pci_addr + i * 8, v, s);
 			mask = loop_win_bytemask(v ^ s);
+			m->shadow[i] = v;
+			/* Bus Master Enable cleared since the cut was taken: dropped */
+			if (blocked) {
+				dropped += hweight64(mask) / 8;
+				continue;
+			}
+			loop_hostile_publish(loop, m->pci_addr + i * 8, v, s);
 			/* Fully ordered cmpxchg: stores land in this order */
 			loop_win_host_store(m, i, v, mask);
-			m->shadow[i] = v;
 			bytes += hweight64(mask) / 8;
 		}
 		m->dlo = 0;
@@ -402,6 +461,8 @@ static void loop_win_publish(struct pci_epc_loop *loop)
 	}
 	loop->win_pending = false;
 	loop_win_stat_add(loop, LOOP_WIN_PUBLISHED, bytes);
+	loop_win_stat_add(loop, LOOP_WIN_BME_DROPPED, dropped);
+	atomic64_add(dropped, &loop->stats.bme_blocked);
 	if (bytes)
 		atomic64_add(bytes, &loop->stats.win_flushed);
 }
@@ -649,17 +710,19 @@ static int loop_win_start_worker(struct pci_epc_loop *loop)
 /**
  * loop_win_map() - map_addr: map host memory into the outbound window
  * @loop: the loopback
+ * @func_no: the function whose requests the accesses are (Bus Master Enable)
  * @addr: window physical address (from pci_epc_mem_alloc_addr())
  * @pci_addr: host (PCI) address
  * @size: bytes to map
  *
  * The window starts as a copy of host memory and stays live until unmap:
- * the worker propagates writes in both directions.
+ * the worker propagates writes in both directions while the function may
+ * master (loop_fn_master()).
  *
  * Context: process context (EPC ops run under epc->lock).
  * Return: 0, -ENOLINK without link, -EINVAL for a bad range, -ENOMEM.
  */
-int loop_win_map(struct pci_epc_loop *loop, phys_addr_t addr, u64 pci_addr,
+int loop_win_map(struct pci_epc_loop *loop, u8 func_no, phys_addr_t addr, u64 pci_addr,
 		 size_t size)
 {
 	struct loop_win_map *m;
@@ -693,6 +756,7 @@ int loop_win_map(struct pci_epc_loop *loop, phys_addr_t addr, u64 pci_addr,
 		goto err_free_map;
 	}
 	m->stage = m->shadow + m->nwords;
+	m->func = func_no;
 	m->phys = addr;
 	m->pci_addr = pci_addr;
 	m->size = size;
@@ -707,10 +771,19 @@ int loop_win_map(struct pci_epc_loop *loop, phys_addr_t addr, u64 pci_addr,
 		mutex_unlock(&loop->win_lock);
 		goto err_free_shadow;
 	}
-	/* Reads through the window see host memory as of now */
-	memcpy(m->win, host, size);
-	memcpy(m->shadow, host, size);
-	memcpy(m->stage, host, size);
+	/*
+	 * Reads through the window see host memory as of now; without Bus
+	 * Master Enable nothing is read: all-ones, as a failed read returns
+	 */
+	if (loop_fn_master(loop, func_no)) {
+		memcpy(m->win, host, size);
+		memcpy(m->shadow, host, size);
+		memcpy(m->stage, host, size);
+	} else {
+		memset(m->win, 0xff, size);
+		memset(m->shadow, 0xff, size);
+		memset(m->stage, 0xff, size);
+	}
 	list_add_tail(&m->node, &loop->win_maps);
 	WRITE_ONCE(loop->win_words, loop->win_words + m->nwords);
 	loop->win_cursor = 0;

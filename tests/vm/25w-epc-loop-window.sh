@@ -104,6 +104,28 @@ t_check "window: unmap publishes at once despite posted_ns" \
 knobs 0 0
 sed 's/^/# /' $LOOPDBG/window
 
+# Bus Master Enable: with the bit clear the function issues no request. Nothing the EPF writes
+# through the window lands (dropped, never published later) and nothing of the host's comes in;
+# set again, the mapping is live both ways. (Before the gate both directions crossed.)
+WTDEV=$(grep -l 0x7e57 /sys/bus/pci/devices/*/device | head -1)
+WTDEV=$(basename "$(dirname "$WTDEV")")
+t_check "window: bme: Bus Master Enable cleared (config write)" bme "$WTDEV" 0
+d0=$(wstat bme_dropped)
+t_check "window: bme: live 1 value each way with BME clear" wt live 1
+show
+for d in ep host; do
+	t_check "window: bme: live $d: the value did not cross" test "$(res live_${d}_timeouts)" -eq 1
+done
+t_check "window: bme: the EPF's writes were dropped (bme_dropped $d0 -> $(wstat bme_dropped))" \
+	test "$(wstat bme_dropped)" -gt "$d0"
+t_check "window: bme: Bus Master Enable set again" bme "$WTDEV" 1
+t_check "window: bme: live 5 values each way after" wt live 5
+show
+for d in ep host; do
+	t_check "window: bme: live $d: every value crossed again" \
+		test "$(res live_${d}_timeouts)" -eq 0
+done
+
 # No live mapping, link up: the worker sleeps (no passes).
 t_check "window: release the long-lived mapping" wt release
 t_check "window: no live mapping left" test "$(wstat live_maps)" = 0

@@ -9,7 +9,9 @@
 # B  host reset while a write DMA is busy and cannot finish (stalled channel, longer than
 #    dw-edma's 5 s synchronize bound): the endpoint must not give the slot back nor report RESET
 #    while the DMA may still write; it leaks the transfer (dma_leaked) and recovers once the
-#    channel is provably idle; the next generation streams verified frames.
+#    channel is provably idle; the next generation streams verified frames. The host's reset
+#    fails (no RESET within 2 s): it clears Bus Master Enable before its buffers go back to the
+#    app, and the DMA that runs on after the stall reaches no host memory (issue 8 item 6).
 # C  unbind while a DMA is busy (slow link): bounded, no splat, the engine idle afterwards,
 #    rebinding streams verified frames.
 # D  link down while DMAs are busy on a slow link: no hang, verified frames after link up.
@@ -69,6 +71,8 @@ busy() {
 
 dma_active() { grep -q ' active ' $LOOPDBG/channels; }
 dma_idle() { ! dma_active; }
+# lstat NAME: a counter of the loop's debugfs stats
+lstat() { awk -v k="$1" '$1 == k { print $2 }' $LOOPDBG/stats; }
 now_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
 logs() { sed "s/^/# $1: /" $2; }
 
@@ -134,10 +138,21 @@ case_b() {
 	fi
 	l1=$(fl_stat $EDEV dma_leaked)
 	t_check "B: endpoint counted the leaked transfer ($l0 -> $l1)" test $((l1 - l0)) -eq 1
+	# issue 8 item 6: the host did not wait for a stop that cannot come; it took bus mastering
+	# away before the buffers went back to the app, so what the stalled DMA moves next must not
+	# reach them: the lab refuses the engine's requests while Bus Master Enable is clear
+	t_check "B: host cleared bus mastering before giving its buffers back" \
+		sh -c "dmesg | grep -q 'endpoint did not stop: bus mastering disabled before giving its buffers back'"
+	bb0=$(lstat bme_blocked)
+	db0=$(lstat dma_bytes)
 	# the DMA ends; the endpoint sees the channel idle and only then reports RESET
 	dmesg -c >/dev/null
 	echo 0 >$LOOPDBG/stall
 	t_check "B: DMA idle after the stall" wait_for 100 dma_idle
+	echo "# B: after the stall: dma_bytes $db0 -> $(lstat dma_bytes), bme_blocked ${bb0:-none} -> $(lstat bme_blocked)"
+	t_check "B: the DMA after the failed reset moved no byte" test "$(lstat dma_bytes)" = "$db0"
+	t_check "B: the lab refused it: Bus Master Enable clear" \
+		test "$(lstat bme_blocked)" -gt "${bb0:-0}"
 	# a host queue that stopped is enabled again by the next last close
 	sleep 1
 	framelink info -d $HDEV >/dev/null

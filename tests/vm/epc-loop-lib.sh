@@ -44,6 +44,16 @@ wait_bounded() {
 	return $rc
 }
 
+# bme BDF 0|1: clear or set Bus Master Enable in the function's Command register, as the
+# root's software does (a config write through sysfs)
+bme() {
+	local _c=/sys/bus/pci/devices/$1/config _lo
+	_lo=$(od -An -tu1 -j4 -N1 $_c | tr -d ' ')
+	[ -n "$_lo" ] || return 1
+	if [ "$2" = 1 ]; then _lo=$((_lo | 4)); else _lo=$((_lo & ~4)); fi
+	printf "\\$(printf %o $_lo)" | dd of=$_c bs=1 seek=4 count=1 conv=notrunc 2>/dev/null
+}
+
 # loop_load [PARAM=VALUE...]: pci-epc-loop plus the kernel's test pair.
 loop_load() {
 	t_insmod pci-epc-loop "$@" &&

@@ -135,7 +135,8 @@ struct fl_rx_shadow {
  * @removing: remove(), shutdown or a frozen / failed channel (error_detected() until
  *	resume()) started: no reset or watchdog work may be queued; @lock.
  * @link_down: the last reset attempt found the link gone (config space all-ones); @lock.
- * @master_off: a failed reset cleared bus mastering (set again once the endpoint reset); @lock.
+ * @master_off: bus mastering is off until the endpoint reports RESET (probe, a failed reset,
+ *	link recovery); set again by the enable handshake; @lock.
  * @reset_err: status for the frames the pending reset fails; @lock.
  * @reset_seq: reset attempts finished (waiters compare it); @lock, read locklessly by waiters.
  * @retry_ms: delay before the next attempt on a stopped queue (backoff); @lock.

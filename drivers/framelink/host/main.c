@@ -213,7 +213,12 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	ret = fl_setup_read_header(host);
 	if (ret)
 		goto unmap_bar;
-	pci_set_master(pdev);
+	/*
+	 * Bus mastering stays off until the endpoint reports RESET (fl_setup_enable()): an
+	 * endpoint still running the queue of an earlier host instance (a crash, a kexec
+	 * without shutdown) would otherwise write completions into memory this kernel owns.
+	 */
+	host->master_off = true;
 	fl_link_info(host);
 
 	ret = fl_bufs_alloc(host, nbufs, PAGE_ALIGN(buf_size));

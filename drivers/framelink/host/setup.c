@@ -332,6 +332,11 @@ int fl_setup_enable(struct fl_host *host)
 		if (ret)
 			return ret;
 	}
+	/* RESET: nothing of an earlier queue runs any more; it may master for this one */
+	if (host->master_off) {
+		pci_set_master(host->pdev);
+		host->master_off = false;
+	}
 	generation = fl_setup_start(host);
 	ret = fl_setup_wait_state(host, FL_STATE_READY, &state);
 	if (ret) {
