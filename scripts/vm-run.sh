@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot the framelink test VM (QEMU virt, arm64, GICv3 + ITS, TCG) on the project's 6.12 test
-# kernel with the dts/ overlay, run the tests in an initramfs, and judge the console log.
+# kernel (or 6.1, --kernel) with the dts/ overlay, run the tests in an initramfs, and judge the
+# console log.
 #
-# Usage: vm-run.sh [--tests DIR] [--ko FILE]... [--run PATTERN] [--log FILE] [--timeout S]
+# Usage: vm-run.sh [--kernel 6.12|6.1] [--tests DIR] [--ko FILE]... [--run PATTERN] [--log FILE]
+#                  [--timeout S]
+#   --kernel V     the test kernel: 6.12 (default) or 6.1 (before 6.4: the endpoint core's
+#                  event notifier; scripts/kernel-image.sh); modules come from build/V
 #   --tests DIR    scripts copied to /tests (default tests/vm); /tests/NN-*.sh run in order
-#   --ko FILE      extra module for /modules (the project's own are added from build/6.12)
+#   --ko FILE      extra module for /modules (the project's own are added from build/V)
 #   --run PATTERN  only the /tests scripts matching PATTERN (fl_run= on the command line)
 #   --log FILE     console log (default build/vm/console.log)
 #   --timeout S    hard limit for the whole VM run (default $FRAMELINK_VM_TIMEOUT or 3000)
@@ -17,9 +21,11 @@ tests=$top/tests/vm
 log=$top/build/vm/console.log
 timeout=${FRAMELINK_VM_TIMEOUT:-3000}
 run=
+kver=6.12
 extra_ko=()
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--kernel) kver=$2; shift 2 ;;
 	--tests) tests=$2; shift 2 ;;
 	--ko) extra_ko+=("$2"); shift 2 ;;
 	--run) run=$2; shift 2 ;;
@@ -29,7 +35,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-kdir=$("$top/scripts/kernel.sh" 6.12 | tail -n1)
+case "$kver" in
+6.12) kdir=$("$top/scripts/kernel.sh" 6.12 | tail -n1) ;;
+6.1) kdir=$("$top/scripts/kernel-image.sh" 6.1 | tail -n1) ;;
+*) echo "vm-run: --kernel 6.12 or 6.1" >&2; exit 2 ;;
+esac
 work=$top/build/vm
 mkdir -p "$work" "$(dirname "$log")"
 . "$top/scripts/qemu-dtb.sh"
@@ -49,8 +59,8 @@ cp "$top"/tests/vm/*lib.sh "$root/tests/"
 cp "$tests"/*.sh "$root/tests/" 2>/dev/null || true
 cp "$kdir/drivers/pci/endpoint/functions/pci-epf-test.ko" "$kdir/drivers/misc/pci_endpoint_test.ko" \
 	"$root/modules/"
-if [ -d "$top/build/6.12" ]; then
-	find "$top/build/6.12" -name '*.ko' -exec cp {} "$root/modules/" \;
+if [ -d "$top/build/$kver" ]; then
+	find "$top/build/$kver" -name '*.ko' -exec cp {} "$root/modules/" \;
 fi
 for ko in "${extra_ko[@]}"; do cp "$ko" "$root/modules/"; done
 if [ -d "$top/build/arm64/bin" ]; then

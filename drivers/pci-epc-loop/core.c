@@ -285,6 +285,11 @@ static void loop_parse_dma(struct pci_epc_loop *loop)
 	loop->nchans_wr = nchans;
 }
 
+/* The EPC device of a core that frees it in pci_epc_destroy() (see loop_probe()) */
+static void loop_epc_dev_release(struct device *dev)
+{
+}
+
 static int loop_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
@@ -341,6 +346,13 @@ static int loop_probe(struct platform_device *pdev)
 				    "cannot create EPC\n");
 		goto err_dma;
 	}
+	/*
+	 * Older EPC cores (Debian's 6.1) give the device no release and
+	 * kfree()s it in pci_epc_destroy() itself: the driver core warns at
+	 * destroy unless there is one, and it must free nothing.
+	 */
+	if (!loop->epc->dev.release)
+		loop->epc->dev.release = loop_epc_dev_release;
 	epc_set_drvdata(loop->epc, loop);
 	loop->epc->max_functions = LOOP_MAX_FUNCS;
 

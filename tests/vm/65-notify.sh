@@ -50,6 +50,13 @@ notify_run() {
 	wait_bounded $pid $4
 	rc=$?
 	sed 's/^/# /' /tmp/notify.out
+	if [ $rc -ne 0 ]; then
+		# where the notification stopped: both sides' counters and the lab's interrupts
+		framelink stats -d $HDEV | sed 's/^/# host /'
+		framelink stats -d $EDEV | sed 's/^/# endpoint /'
+		grep "^irq\|intx" $LOOPDBG/stats | sed 's/^/# lab /'
+		dmesg | tail -n 20 | sed 's/^/# /'
+	fi
 	t_check "$1: $3 rounds completed within $4 s (137 = hung)" test $rc -eq 0
 }
 
