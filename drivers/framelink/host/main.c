@@ -301,6 +301,29 @@ put_host:
 	return ret;
 }
 
+/*
+ * Bus mastering off before remove() frees what the endpoint could write. A function marked
+ * disconnected (surprise removal, a permanent AER failure) gets no config access through its
+ * pci_dev, so pci_clear_master() would do nothing; its link may still be up (a permanent
+ * failure that nothing contained). Ask the bus directly: all-ones means the link is down and
+ * DL_Down reset the function (Bus Master Enable clear); otherwise clear the bit there.
+ */
+static void fl_remove_take_master(struct fl_host *host, bool gone)
+{
+	struct pci_dev *pdev = host->pdev;
+	u16 cmd;
+
+	if (!gone) {
+		pci_clear_master(pdev);
+		return;
+	}
+	if (pci_bus_read_config_word(pdev->bus, pdev->devfn, PCI_COMMAND, &cmd) ||
+	    cmd == 0xffff || !(cmd & PCI_COMMAND_MASTER))
+		return;
+	pci_bus_write_config_word(pdev->bus, pdev->devfn, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER);
+	dev_warn(host->dev, "disconnected with the link up: bus mastering cleared through the bus\n");
+}
+
 static void fl_remove(struct pci_dev *pdev)
 {
 	struct fl_host *host = pci_get_drvdata(pdev);
@@ -331,7 +354,7 @@ static void fl_remove(struct pci_dev *pdev)
 	 * DMA and IOMMU state goes once remove() returns). An endpoint that did not reach
 	 * RESET keeps both for good: the leak is logged.
 	 */
-	pci_clear_master(pdev);
+	fl_remove_take_master(host, gone);
 	fl_bufs_zap(host);
 	fl_bufs_free_pages(host, leak_cq);
 	if (leak_cq)
