@@ -363,34 +363,36 @@ void fl_q_drain(struct fl_host *host)
 
 /*
  * Enable INTx again (the handler masked it at the function) and tell the endpoint, through
- * irq_ack (%FL_F_INTX_ACK), that it may raise the next one: only once INTx is enabled, since
- * an INTx pulse that ends while INTx is disabled is lost. A line still asserted is left
- * masked unless @force (the work item, at most once per jiffy). fl_host.lock held.
+ * irq_ack (%FL_F_INTX_ACK), that it may raise the next one: only with INTx enabled and the
+ * line low, since an INTx pulse that meets a masked function is lost, and a line still
+ * asserted runs the handler again, which masks it again. Such a line stays masked unless
+ * @force (the work item, at most once per jiffy), which enables it without acknowledging:
+ * the handler runs and masks, and the work comes back a jiffy later to acknowledge once the
+ * line is low. fl_host.lock held.
  */
 static void fl_q_intx_ready(struct fl_host *host, bool force)
 {
 	unsigned long flags;
+	bool was_masked;
 	u16 cmd;
 
 	lockdep_assert_held(&host->lock);
 	/* the handler masks under intx_lock: no acknowledge while it is half way */
 	spin_lock_irqsave(&host->intx_lock, flags);
-	if (host->intx_masked) {
-		/* cleared first: the handler may run (and set it) as soon as INTx is enabled */
-		host->intx_masked = false;
-		if (!pci_check_and_unmask_intx(host->pdev)) {
-			if (!force) {
-				host->intx_masked = true;
-				goto unlock;
-			}
-			pci_read_config_word(host->pdev, PCI_COMMAND, &cmd);
-			pci_write_config_word(host->pdev, PCI_COMMAND,
-					      cmd & ~PCI_COMMAND_INTX_DISABLE);
-		}
+	was_masked = host->intx_masked;
+	/* cleared first: the handler may run (and set it) as soon as INTx is enabled */
+	host->intx_masked = false;
+	/* enables INTx only when the line is low (INTx Status clear) */
+	if (pci_check_and_unmask_intx(host->pdev)) {
+		if (host->features & FL_F_INTX_ACK)
+			writel(++host->intx_acks, host->bar + FL_DB(irq_ack));
+	} else if (force) {
+		pci_read_config_word(host->pdev, PCI_COMMAND, &cmd);
+		pci_write_config_word(host->pdev, PCI_COMMAND, cmd & ~PCI_COMMAND_INTX_DISABLE);
+		schedule_delayed_work(&host->intx_work, 1);
+	} else {
+		host->intx_masked = was_masked;
 	}
-	if (host->features & FL_F_INTX_ACK)
-		writel(++host->intx_acks, host->bar + FL_DB(irq_ack));
-unlock:
 	spin_unlock_irqrestore(&host->intx_lock, flags);
 }
 
@@ -401,7 +403,8 @@ unlock:
  * The enable handshake: before %FL_CTRL_ENABLE, so the self-test's INTx reaches the
  * handler, and once READY, since the handler masked INTx for the self-test's INTx while the
  * queue was not enabled, when fl_q_intx_work() does not run: without this INTx would stay
- * masked and the endpoint would wait for irq_ack for good.
+ * masked and the endpoint would wait for irq_ack for good. The acknowledge waits for the
+ * line to be low (fl_q_intx_ready()); once READY the work item writes it then.
  */
 void fl_q_intx_listen(struct fl_host *host)
 {
