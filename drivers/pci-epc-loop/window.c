@@ -261,64 +261,29 @@ static u64 loop_win_fetch(struct loop_win_map *m, size_t i, u64 w, u64 h,
 }
 
 /*
- * Bus Master Enable of the mapping's function is clear: it issues no request.
- * What the EPF wrote in words [lo, hi) is dropped (taken as the window's
- * contents, so it never lands later) and host memory is neither written nor
- * read; once the host sets the bit again, host bytes come back in as usual.
+ * Scan words [lo, hi) of @m; returns true if an EPF write was staged.
+ *
+ * Bus Master Enable of the mapping's function clear: it issues no request.
+ * What the EPF wrote is dropped instead (taken as the window's contents, so
+ * it never lands later) and host memory is neither read nor written; once
+ * the host sets the bit again, host bytes come back in as usual.
  */
-static void loop_win_scan_blocked(struct pci_epc_loop *loop, struct loop_win_map *m,
-				  size_t lo, size_t hi)
-{
-	u8 *win = (u8 *)m->win, *shadow = (u8 *)m->shadow;
-	u64 dropped = 0;
-	size_t b, i;
-
-	for (b = lo; b < hi; b += LOOP_WIN_BLOCK_WORDS) {
-		size_t e = min(hi, b + LOOP_WIN_BLOCK_WORDS);
-		size_t len = min_t(size_t, (e - b) * 8, m->size - b * 8);
-
-		if (!memcmp(win + b * 8, shadow + b * 8, len))
-			continue;
-		for (i = b; i < e; i++) {
-			u64 s = m->shadow[i], w;
-
-			/* Staged in a cut that waits: publication drops it */
-			if (m->stage[i] != s)
-				continue;
-			w = READ_ONCE(m->win[i]) & loop_win_valid(m, i);
-			if (w == s)
-				continue;
-			dropped += hweight64(loop_win_bytemask(w ^ s)) / 8;
-			m->shadow[i] = w;
-			m->stage[i] = w;
-		}
-	}
-	loop_win_stat_add(loop, LOOP_WIN_SCANNED, (hi - lo) * 8);
-	loop_win_stat_add(loop, LOOP_WIN_BME_DROPPED, dropped);
-	atomic64_add(dropped, &loop->stats.bme_blocked);
-}
-
-/* Scan words [lo, hi) of @m; returns true if an EPF write was staged */
 static bool loop_win_scan(struct pci_epc_loop *loop, struct loop_win_map *m,
 			  size_t lo, size_t hi, bool cut)
 {
+	bool blocked = !loop_fn_master(loop, m->func);
 	u8 *win = (u8 *)m->win, *shadow = (u8 *)m->shadow;
+	u64 fetched = 0, dropped = 0;
 	bool staged = false;
-	u64 fetched = 0;
 	size_t b, i;
-
-	if (!loop_fn_master(loop, m->func)) {
-		loop_win_scan_blocked(loop, m, lo, hi);
-		return false;
-	}
 
 	for (b = lo; b < hi; b += LOOP_WIN_BLOCK_WORDS) {
 		size_t e = min(hi, b + LOOP_WIN_BLOCK_WORDS);
 		size_t len = min_t(size_t, (e - b) * 8, m->size - b * 8);
 
-		/* Fast path: nothing changed on either side */
+		/* Fast path: nothing changed on either side (blocked: host not read) */
 		if (!memcmp(win + b * 8, shadow + b * 8, len) &&
-		    !memcmp(m->host + b * 8, shadow + b * 8, len))
+		    (blocked || !memcmp(m->host + b * 8, shadow + b * 8, len)))
 			continue;
 
 		for (i = b; i < e; i++) {
@@ -329,13 +294,19 @@ static bool loop_win_scan(struct pci_epc_loop *loop, struct loop_win_map *m,
 				continue;
 			w = READ_ONCE(m->win[i]);
 			if ((w & loop_win_valid(m, i)) != s) {
-				if (cut) {
-					loop_win_stage(m, i,
-						       w & loop_win_valid(m, i));
+				w &= loop_win_valid(m, i);
+				if (blocked) {
+					dropped += hweight64(loop_win_bytemask(w ^ s)) / 8;
+					m->shadow[i] = w;
+					m->stage[i] = w;
+				} else if (cut) {
+					loop_win_stage(m, i, w);
 					staged = true;
 				}
 				continue;
 			}
+			if (blocked)
+				continue;
 			h = loop_win_host_load(m, i);
 			if (h != s)
 				fetched += loop_win_fetch(m, i, w, h, s);
@@ -343,6 +314,8 @@ static bool loop_win_scan(struct pci_epc_loop *loop, struct loop_win_map *m,
 	}
 	loop_win_stat_add(loop, LOOP_WIN_SCANNED, (hi - lo) * 8);
 	loop_win_stat_add(loop, LOOP_WIN_FETCHED, fetched);
+	loop_win_stat_add(loop, LOOP_WIN_BME_DROPPED, dropped);
+	atomic64_add(dropped, &loop->stats.bme_blocked);
 	return staged;
 }
 
