@@ -4,8 +4,8 @@
  *
  * One root bus, one device (the endpoint) at 00.0. The bridge's memory
  * window is the reserved pool, so every BAR (EPF memory from that pool)
- * lies inside it at its physical address. The DT node carries
- * linux,pci-probe-only so the PCI core keeps those addresses.
+ * lies inside it at its physical address, and the PCI core must keep the
+ * addresses the BARs read back (loop_host_probe()).
  *
  * Copyright (C) 2026 The framelink authors
  */
@@ -18,6 +18,38 @@
 #include <linux/string.h>
 
 #include "loop.h"
+
+/*
+ * pci_host_probe() keeps the BARs' addresses on kernels that honour
+ * preserve_config there (6.12 does); 6.1's keeps them only with the system-wide
+ * PCI_PROBE_ONLY flag and otherwise reassigns every BAR, which moves BAR0 off
+ * the EPF's memory: the host then reads and writes pool memory no function
+ * owns (seen on 6.1: BAR 0 0x61000000 "assigned" 0x60000000). So scan, claim
+ * what the BARs hold, assign only what is left (claimed resources have a
+ * parent and are skipped), as 6.12's pci_host_probe()
+ * does with preserve_config, on every kernel.
+ */
+static int loop_host_probe(struct pci_host_bridge *bridge)
+{
+	struct pci_bus *child;
+	int ret;
+
+	pci_lock_rescan_remove();
+	ret = pci_scan_root_bus_bridge(bridge);
+	pci_unlock_rescan_remove();
+	if (ret < 0)
+		return ret;
+
+	pci_bus_claim_resources(bridge->bus);
+	pci_bus_assign_resources(bridge->bus);
+	list_for_each_entry(child, &bridge->bus->children, node)
+		pcie_bus_configure_settings(child);
+
+	pci_lock_rescan_remove();
+	pci_bus_add_devices(bridge->bus);
+	pci_unlock_rescan_remove();
+	return 0;
+}
 
 /**
  * loop_host_add() - create and probe the virtual root bus
@@ -43,7 +75,7 @@ int loop_host_add(struct pci_epc_loop *loop)
 	bridge->map_irq = loop_map_irq;
 	bridge->swizzle_irq = pci_common_swizzle;
 	bridge->busnr = 0;
-	/* Older kernels take this as is; 6.12 reads linux,pci-probe-only */
+	/* Read by the resource code of 6.x (setup-bus.c, rebar.c) */
 	bridge->preserve_config = 1;
 
 	memset(&loop->mem_res, 0, sizeof(loop->mem_res));
@@ -70,7 +102,7 @@ int loop_host_add(struct pci_epc_loop *loop)
 	 */
 	loop_cfg_program_mps(loop, READ_ONCE(loop->rc_mps));
 
-	ret = pci_host_probe(bridge);
+	ret = loop_host_probe(bridge);
 	if (ret) {
 		dev_err(loop->dev, "host bridge probe failed: %d\n", ret);
 		pci_free_host_bridge(bridge);

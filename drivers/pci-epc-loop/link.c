@@ -79,6 +79,9 @@ int loop_link_up(struct pci_epc_loop *loop)
 		atomic64_inc(&loop->stats.link_ups);
 		pci_epc_linkup(loop->epc);
 	}
+	/* Enumeration waits as a root does; a root that kept the function does not */
+	if (!READ_ONCE(loop->bridge))
+		loop_rc_wait_ready(loop);
 
 	mutex_lock(&loop->link_lock);
 	if (loop_ep_up(loop) && !loop->bridge) {

@@ -460,6 +460,8 @@ struct pci_epc_loop {
 	u32 intx_assert_us;
 	/** @rc_mps: Max_Payload_Size (bytes) the root programs at link up */
 	u32 rc_mps;
+	/** @rc_ready_ms: link up to the root's first config request (knob) */
+	u32 rc_ready_ms;
 	/** @intx_lock: serialises INTx assertions: one hold at a time */
 	struct mutex intx_lock;
 	/** @intx_masked: INTx pins masked by the host's irq chip (bitops) */
@@ -569,6 +571,7 @@ void loop_model_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir);
 /* rc.c: root-complex profiles (generic-rc, j784s4) */
 int loop_rc_init(struct pci_epc_loop *loop);
 void loop_rc_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir);
+void loop_rc_wait_ready(struct pci_epc_loop *loop);
 bool loop_rc_keeps_function(struct pci_epc_loop *loop);
 void loop_host_link_lost(struct pci_epc_loop *loop);
 void loop_host_link_back(struct pci_epc_loop *loop);

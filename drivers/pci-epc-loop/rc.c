@@ -25,6 +25,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/of.h>
@@ -37,6 +38,14 @@
 #define LOOP_INTX_ASSERT_US_DEF	1000
 /* Upper bound of the knob: a raise blocks its caller this long */
 #define LOOP_INTX_ASSERT_US_MAX	10000000
+/*
+ * A root sends no config request until 100 ms after the link trained
+ * (PCIe r6.0 sec 6.6.1; PCIE_T_RRS_READY_MS in mainline drivers/pci/pci.h).
+ * An EPF still setting up in that time is found set up; one that takes
+ * longer is enumerated half-made, as on a board.
+ */
+#define LOOP_RC_READY_MS_DEF	100
+#define LOOP_RC_READY_MS_MAX	10000
 
 static char *rc_profile;
 module_param(rc_profile, charp, 0444);
@@ -109,6 +118,7 @@ int loop_rc_init(struct pci_epc_loop *loop)
 	loop->rc_mps = p->mps;
 	loop->intx_level = p->intx_level;
 	loop->intx_assert_us = LOOP_INTX_ASSERT_US_DEF;
+	loop->rc_ready_ms = LOOP_RC_READY_MS_DEF;
 	dev_info(loop->dev, "root complex %s: INTx %s, %s, MPS %u\n", p->name,
 		 p->intx ? "level" : "none",
 		 p->hotplug ? "link loss removes the function" : "no hot-plug",
@@ -193,6 +203,20 @@ DEFINE_DEBUGFS_ATTRIBUTE(loop_rc_mps_fops, loop_rc_mps_get, loop_rc_mps_set,
 			 "%llu\n");
 
 /**
+ * loop_rc_wait_ready() - the root's wait between link up and enumeration
+ * @loop: the loopback
+ *
+ * Context: process context, no lock held (sleeps up to rc_ready_ms).
+ */
+void loop_rc_wait_ready(struct pci_epc_loop *loop)
+{
+	u32 ms = min_t(u32, READ_ONCE(loop->rc_ready_ms), LOOP_RC_READY_MS_MAX);
+
+	if (ms)
+		msleep(ms);
+}
+
+/**
  * loop_rc_debugfs_init() - root-complex knobs and counters
  * @loop: the loopback
  * @dir: the device's debugfs directory
@@ -201,6 +225,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(loop_rc_mps_fops, loop_rc_mps_get, loop_rc_mps_set,
  *                 again while held); 0: one delivery per raise
  * intx_assert_us  how long a raise holds INTx asserted
  * rc_mps          Max_Payload_Size the root programs at enumeration
+ * rc_ready_ms     link up to the first config request (at most 10 s)
  * rc_stats        profile and counters of this file's behaviours
  */
 void loop_rc_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir)
@@ -210,5 +235,6 @@ void loop_rc_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir)
 				   &loop_intx_assert_fops);
 	debugfs_create_file_unsafe("rc_mps", 0600, dir, loop,
 				   &loop_rc_mps_fops);
+	debugfs_create_u32("rc_ready_ms", 0600, dir, &loop->rc_ready_ms);
 	debugfs_create_file("rc_stats", 0400, dir, loop, &loop_rc_stats_fops);
 }

@@ -75,6 +75,25 @@ static void fl_epf_epc_deinit(struct pci_epf *epf)
 		fl_epf_hw_release(fepf->ep);
 }
 
+/*
+ * Before 6.11 the core does not replay a controller's init to a function
+ * bound after it (pci_epc_notify_pending_init() came in 6.11): on a
+ * controller that reports init by event (Tegra: at PERST# deassert), such a
+ * function sees the link come up with nothing set up and no BAR. Say so:
+ * only a PERST# cycle from the root sets it up.
+ */
+static void fl_epf_check_set_up(struct fl_ep *ep)
+{
+	bool ready;
+
+	mutex_lock(&ep->life_lock);
+	ready = ep->hw_ready || READ_ONCE(ep->dead);
+	mutex_unlock(&ep->life_lock);
+	if (!ready)
+		dev_err(ep->dev,
+			"link up, but the controller's init never reached this function (bound after it; no replay before 6.11): reset the endpoint from the root (PERST#)\n");
+}
+
 static int fl_epf_link_up(struct pci_epf *epf)
 {
 	struct fl_epf *fepf = epf_get_drvdata(epf);
@@ -82,6 +101,7 @@ static int fl_epf_link_up(struct pci_epf *epf)
 	if (!fepf->ep)
 		return 0;
 	dev_info(&epf->dev, "link up\n");
+	fl_epf_check_set_up(fepf->ep);
 	return fl_engine_start(fepf->ep);
 }
 
