@@ -10,7 +10,7 @@
 #                  event notifier; scripts/kernel-image.sh); modules come from build/V
 #   --tests DIR    scripts copied to /tests (default tests/vm); /tests/NN-*.sh run in order
 #   --ko FILE      extra module for /modules (the project's own are added from build/V)
-#   --run PATTERN  only the /tests scripts matching PATTERN (fl_run= on the command line)
+#   --run PATTERN  only the /tests scripts matching PATTERN, or PAT,PAT,... (fl_run=)
 #   --log FILE     console log (default build/vm/console.log)
 #   --timeout S    hard limit for the whole VM run (default $FRAMELINK_VM_TIMEOUT or 3000)
 # Exit status: 0 when every test passed and the log has no splat; 1 otherwise.
@@ -40,8 +40,10 @@ case "$kver" in
 6.1) kdir=$("$top/scripts/kernel-image.sh" 6.1 | tail -n1) ;;
 *) echo "vm-run: --kernel 6.12 or 6.1" >&2; exit 2 ;;
 esac
-work=$top/build/vm
-mkdir -p "$work" "$(dirname "$log")"
+# A work directory per run: two runs at once (6.12 and 6.1) must not share an initramfs
+mkdir -p "$top/build/vm" "$(dirname "$log")"
+work=$(mktemp -d "$top/build/vm/run.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 . "$top/scripts/qemu-dtb.sh"
 machine=("${QEMU_MACHINE[@]}")
 

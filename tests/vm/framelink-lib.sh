@@ -9,10 +9,34 @@ FN=$EP/functions/framelink_epf/fl0
 HDEV=/dev/framelink0
 EDEV=/dev/framelink-ep0
 
-# fl_bind: link the function to the controller, start it, wait for both devices.
+# What the running kernel's endpoint core gives (Documentation/framelink.rst, "Kernels"):
+# FL_LINKDOWN_EVENT=1 from 6.4 (pci_epc_linkdown(); before, an endpoint learns of a link
+# loss only from failing transfers, so its frames end EIO), FL_INIT_REPLAY=1 from 6.11
+# (pci_epc_notify_pending_init(): a function bound after the controller's init gets it).
+case "$(uname -r)" in
+[1-5].* | 6.[0-3].*) FL_LINKDOWN_EVENT=0 FL_INIT_REPLAY=0 ;;
+6.[4-9].* | 6.10.*) FL_LINKDOWN_EVENT=1 FL_INIT_REPLAY=0 ;;
+*) FL_LINKDOWN_EVENT=1 FL_INIT_REPLAY=1 ;;
+esac
+
+# fl_bind: link the function to the controller, start it, wait for both devices. Before
+# 6.11, on a controller whose init has already gone by (PERST# deasserted earlier),
+# framelink-epf logs that its init never came: then the root reboots (PERST# cycle), as a
+# user must on such a kernel.
 fl_bind() {
-	ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start &&
-		wait_for 100 test -c $HDEV && wait_for 100 test -c $EDEV
+	local mark="fl_bind $$ $(cut -d' ' -f1 /proc/uptime)"
+	echo "$mark" >/dev/kmsg
+	ln -s $FN $EP/controllers/$EPC/ && echo 1 >$EP/controllers/$EPC/start || return 1
+	if [ $FL_INIT_REPLAY = 0 ]; then
+		wait_for 30 sh -c "test -c $HDEV || dmesg | sed -n '/$mark/,\$p' |
+			grep -q 'framelink_epf.*init never reached'"
+		if [ ! -c $HDEV ] && dmesg | sed -n "/$mark/,\$p" |
+		   grep -q 'framelink_epf.*init never reached'; then
+			echo "# fl_bind: no init replay before 6.11: PERST# cycle"
+			echo assert >$LOOPDBG/perst && echo deassert >$LOOPDBG/perst || return 1
+		fi
+	fi
+	wait_for 100 test -c $HDEV && wait_for 100 test -c $EDEV
 }
 
 # fl_unbind [TRIES]: stop the controller, unlink the function, wait (TRIES x 0.1 s, default
