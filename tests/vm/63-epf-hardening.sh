@@ -8,7 +8,8 @@
 #      fl_bar_ctrl.reserved at enable) are refused with a protocol error and a log line;
 #  15, 11, 5: the kselftest's ephard cases (failed ioctls have no effect, PROT_EXEC refused,
 #      close/reopen racing the engine keeps slot ownership);
-#  10: mmap() racing unbind, in a loop: every mapping mmap() returned faults afterwards.
+#  10: mmap() racing unbind, in a loop: every mapping mmap() returned faults afterwards; and
+#      forced: an unbind while an mmap() is held between ->mmap and VMA linking (fl-slowmap).
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 . /tests/framelink-lib.sh
@@ -137,6 +138,28 @@ while [ $i -lt 12 ]; do
 		t_fail "mmap/unbind $i: no mapping survives unbind" "exit $rc"; fi
 	i=$((i + 1))
 done
+
+# --- 10, forced: an unbind inside the mmap() window ----------------------------------------
+# fl-slowmap holds one mmap() after framelink-epf's ->mmap, before mmap() links the VMA; the
+# unbind must wait for it (its mmap_lock) and then zap it, or the VMA is linked afterwards
+# onto freed slots (the mapping reads, in_mmap still 1 when the unbind returns).
+SLOW=/sys/module/fl_slowmap/parameters/in_mmap
+t_check "slowmap: endpoint up" ep_up
+t_check "slowmap: load fl-slowmap" t_insmod fl-slowmap delay_ms=3000
+rm -f /tmp/unbind.done
+FL_SLOWMAP_DEV=/dev/fl-slowmap FL_UNBIND_DONE=/tmp/unbind.done \
+	framelink_test -t slow_mmap_vs_unbind >/tmp/slow.out 2>&1 &
+tp=$!
+t_check "slowmap: an mmap() is held between ->mmap and linking its VMA" \
+	wait_for 100 grep -qx 1 $SLOW
+t_check "slowmap: unbind" fl_unbind 100
+t_check "slowmap: the unbind returned only after that mmap() did" grep -qx 0 $SLOW
+touch /tmp/unbind.done
+wait_bounded $tp 60
+rc=$?
+grep -E 'not ok|still reads' /tmp/slow.out | sed 's/^/# /'
+t_check "slowmap: the mapping that mmap() returned faults after the unbind" test $rc -eq 0
+t_check "slowmap: unload fl-slowmap" rmmod fl_slowmap
 
 t_check "remove function" rmdir $FN
 t_check "unload pci-epc-loop" rmmod pci_epc_loop

@@ -1256,6 +1256,30 @@ TEST_F_TIMEOUT(ephard, mmap_vs_unbind, 90)
 	ASSERT_EQ(0, survived);
 }
 
+/*
+ * The same race, forced (63-epf-hardening.sh): /dev/fl-slowmap (tests/modules/fl-slowmap)
+ * holds this mmap() between framelink-epf's ->mmap and the linking of the VMA while the
+ * script unbinds. The mapping mmap() returns must fault once the unbind has returned.
+ */
+TEST_F_TIMEOUT(ephard, slow_mmap_vs_unbind, 60)
+{
+	const char *done = getenv("FL_UNBIND_DONE");
+	struct fl_end e;
+	int i, ret;
+
+	if (!getenv("FL_SLOWMAP_DEV") || !done)
+		SKIP(return, "run by 63-epf-hardening.sh (FL_SLOWMAP_DEV, FL_UNBIND_DONE)");
+	ret = fl_open(&e, "FL_SLOWMAP_DEV", "/dev/fl-slowmap");
+	ASSERT_EQ(0, ret);
+	for (i = 0; i < 600 && access(done, F_OK); i++)
+		usleep(100000);
+	ASSERT_LT(i, 600);
+	ASSERT_EQ(1, fl_access_faults(e.map)) {
+		TH_LOG("the mapping still reads after the unbind: freed slot memory");
+	}
+	fl_close(&e);
+}
+
 /* ---- end of endpoint hardening ---- */
 
 TEST_HARNESS_MAIN
