@@ -104,9 +104,10 @@ static void loop_unmap_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	loop_win_unmap(loop, addr);
 }
 
-static int loop_set_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no, u8 mmc)
+static int loop_set_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no, u8 op_arg)
 {
 	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+	u8 mmc = fl_epc_msi_log2(op_arg);
 
 	if (vfunc_no || mmc > 5)
 		return -EINVAL;
@@ -124,13 +125,14 @@ static int loop_get_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
 		return -EINVAL;
 	if (loop_perst_check(loop, "get_msi"))
 		return -EIO;
-	return loop_cfg_get_msi(loop, func_no);
+	return fl_epc_msi_ret(loop_cfg_get_msi(loop, func_no));
 }
 
 static int loop_set_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
-			 u16 nr_irqs, enum pci_barno bir, u32 offset)
+			 u16 op_arg, enum pci_barno bir, u32 offset)
 {
 	struct pci_epc_loop *loop = epc_get_drvdata(epc);
+	u16 nr_irqs = fl_epc_msix_count(op_arg);
 
 	if (vfunc_no || !loop->features->msix_capable)
 		return -EINVAL;
@@ -151,7 +153,7 @@ static int loop_get_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
 		return -EINVAL;
 	if (loop_perst_check(loop, "get_msix"))
 		return -EIO;
-	return loop_cfg_get_msix(loop, func_no);
+	return fl_epc_msix_ret(loop_cfg_get_msix(loop, func_no));
 }
 
 /*

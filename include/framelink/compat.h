@@ -14,6 +14,7 @@
 #define _FRAMELINK_COMPAT_H
 
 #include <linux/irqdomain.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/msi.h>
 #include <linux/notifier.h>
@@ -404,6 +405,55 @@ fl_epc_set_align_addr(struct pci_epc_ops *ops,
 {
 #ifdef FL_HAVE_ALIGN_ADDR
 	ops->align_addr = fn;
+#endif
+}
+
+/*
+ * The MSI-X vector count pci_epc_ops.set_msix receives: a count since mainline de0321bcc5fd
+ * ("PCI: endpoint: Align pci_epc_set_msix(), pci_epc_ops::set_msix() nr_irqs encoding",
+ * 6.16, backported to 6.12.y), the Table Size field's N-1 encoding before (6.1's
+ * pci_epc_set_msix() passes "interrupts - 1"). The op's parameter was renamed to nr_irqs by
+ * the same commit: that is the feature test.
+ */
+static inline u16 fl_epc_msix_count(u16 op_arg)
+{
+#ifdef FL_HAVE_EPC_SET_MSIX_NR_IRQS
+	return op_arg;
+#else
+	return op_arg + 1;
+#endif
+}
+
+/*
+ * MSI and the MSI-X reads, as counts since mainline 6.16 (f62da6e7270c set_msi,
+ * f7f15fc53245 get_msi, 0917ed8f16b6 get_msix, one merge; none of them in Debian's 6.12),
+ * in the capability's encodings before: set_msi gets and get_msi returns the Multiple
+ * Message log2, get_msix returns Table Size (count - 1). The controller keeps encodings.
+ */
+static inline u8 fl_epc_msi_log2(u8 op_arg)
+{
+#ifdef FL_HAVE_EPC_MSI_COUNTS
+	return order_base_2(op_arg);
+#else
+	return op_arg;
+#endif
+}
+
+static inline int fl_epc_msi_ret(int mme)
+{
+#ifdef FL_HAVE_EPC_MSI_COUNTS
+	return mme < 0 ? mme : 1 << mme;
+#else
+	return mme;
+#endif
+}
+
+static inline int fl_epc_msix_ret(int qsize)
+{
+#ifdef FL_HAVE_EPC_MSI_COUNTS
+	return qsize < 0 ? qsize : qsize + 1;
+#else
+	return qsize;
 #endif
 }
 
