@@ -7,7 +7,8 @@
 #  14: non-zero reserved fields the endpoint reads (fl_bar_doorbell.reserved while READY,
 #      fl_bar_ctrl.reserved at enable) are refused with a protocol error and a log line;
 #  15, 11, 5: the kselftest's ephard cases (failed ioctls have no effect, PROT_EXEC refused,
-#      close/reopen racing the engine keeps slot ownership);
+#      close/reopen racing the engine keeps slot ownership); 11 forced: the last close and a
+#      reopen while fl-delay holds the engine between its peek and take of a frame;
 #  10: mmap() racing unbind, in a loop: every mapping mmap() returned faults afterwards; and
 #      forced: an unbind while an mmap() is held between ->mmap and VMA linking (fl-slowmap).
 . /tests/lib.sh
@@ -97,6 +98,18 @@ fi
 t_run_tap ephard framelink_test -f ephard
 unset FL_EXPECT_ATTR
 rmmod fl_pgattr
+
+# --- 11, forced: the last close and a reopen between the engine's peek and take ------------
+# fl-delay holds the engine at fl_q_pop_sub() (a kprobe detour, 3 s) after it peeked slot 0;
+# the kselftest closes, reopens and submits slot 1 inside that hold.
+if [ -f /modules/fl-delay.ko ]; then
+	t_check "take window: load fl-delay" t_insmod fl-delay func=fl_q_pop_sub delay_ms=3000
+	FL_DELAY_DIR=/sys/module/fl_delay/parameters \
+		t_run_tap takewin framelink_test -t reopen_in_take_window
+	t_check "take window: unload fl-delay" rmmod fl_delay
+else
+	t_skip "take window" "fl-delay not built (needs CONFIG_KPROBES)"
+fi
 
 # --- 14: reserved fields ---------------------------------------------------------------------
 p0=$(ep_stat protocol_errors)

@@ -1280,6 +1280,113 @@ TEST_F_TIMEOUT(ephard, slow_mmap_vs_unbind, 60)
 	fl_close(&e);
 }
 
+/* Read an integer module parameter of fl-delay from @dir; -1 if unreadable */
+static long delay_param(const char *dir, const char *name)
+{
+	char path[256], buf[32];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		v = strtol(buf, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static int delay_arm(const char *dir, int calls)
+{
+	char path[256];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/armed", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%d\n", calls) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+/*
+ * Item 11, forced (63-epf-hardening.sh): fl-delay (tests/modules/fl-delay, FL_DELAY_DIR =
+ * its parameters) holds the engine after it peeked slot 0's frame and before it takes it
+ * (fl_q_pop_sub()). Meanwhile the last close gives slot 0 back and a reopened file submits
+ * slot 1. The host must receive slot 1's frame (cookie and content), the endpoint must
+ * complete slot 1, and no slot may stay in flight: sending the peeked slot 0 would put a
+ * slot the app owns on the wire and leave slot 1 in flight for good.
+ */
+TEST_F_TIMEOUT(ephard, reopen_in_take_window, 60)
+{
+	const char *dir = getenv("FL_DELAY_DIR");
+	const uint32_t bytes = 65536, zero = 0;
+	struct fl_frame f = { .bytes = bytes, .flags = FL_FRAME_EOF };
+	struct fl_completion c;
+	uint32_t crc_b, i;
+	long held0;
+	int k;
+
+	if (!dir || !self->have_host)
+		SKIP(return, "run by 63-epf-hardening.sh (FL_DELAY_DIR, a host device)");
+	ASSERT_LE(bytes, self->ep.info.buf_size);
+	ASSERT_LE(bytes, self->host.info.buf_size);
+	held0 = delay_param(dir, "held");
+	ASSERT_LE(0, held0);
+
+	memset(fl_buf(&self->host, 0), 0xee, bytes);
+	ASSERT_EQ(0, fl_post(&self->host, &zero, 1, NULL));
+	fill_random(fl_buf(&self->ep, 0), bytes, 0xa);
+	ASSERT_EQ(0, delay_arm(dir, 1));
+	f.buf = 0;
+	f.cookie = 0xa;
+	ASSERT_EQ(0, fl_submit(&self->ep, &f, 1, NULL));
+	for (k = 0; k < 100 && delay_param(dir, "waiting") != 1; k++)
+		usleep(50000);
+	ASSERT_LT(k, 100) {
+		TH_LOG("the engine never reached fl_q_pop_sub() for slot 0");
+	}
+
+	/* Inside the window: last close, reopen, another slot submitted */
+	fl_close(&self->ep);
+	ASSERT_EQ(0, fl_open(&self->ep, "FL_EP_DEV", "/dev/framelink-ep0"));
+	fill_random(fl_buf(&self->ep, 1), bytes, 0xb);
+	crc_b = crc32_le(fl_buf(&self->ep, 1), bytes);
+	f.buf = 1;
+	f.cookie = 0xb;
+	ASSERT_EQ(0, fl_submit(&self->ep, &f, 1, NULL));
+	ASSERT_EQ(1, delay_param(dir, "waiting")) {
+		TH_LOG("the hold ended before the reopen: the window was missed");
+	}
+
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_RX, &c));
+	EXPECT_EQ(0xb, c.cookie) {
+		TH_LOG("the host received cookie %#llx: the slot peeked before the close",
+		       (unsigned long long)c.cookie);
+	}
+	EXPECT_EQ(0, c.status);
+	EXPECT_EQ(bytes, c.bytes);
+	EXPECT_EQ(crc_b, crc32_le(fl_buf(&self->host, c.buf), bytes));
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_TX, &c)) {
+		TH_LOG("slot 1's frame never completed on the endpoint");
+	}
+	EXPECT_EQ(1, c.buf);
+	EXPECT_EQ(0xb, c.cookie);
+	EXPECT_EQ(0, c.status);
+	EXPECT_EQ(held0 + 1, delay_param(dir, "held"));
+	EXPECT_EQ(0, delay_param(dir, "waiting"));
+	/* Every slot is the app's again: each can be posted */
+	for (i = 0; i < self->ep.info.nbufs; i++) {
+		EXPECT_EQ(0, fl_post(&self->ep, &i, 1, NULL)) {
+			TH_LOG("slot %u not the app's after the race", i);
+		}
+	}
+}
+
 /* ---- end of endpoint hardening ---- */
 
 TEST_HARNESS_MAIN
