@@ -4,6 +4,7 @@
 # before the root complex boots: the controller trains the link at the root's PERST#
 # deassert). Loads the module, creates and configures the function in configfs, binds it to
 # the endpoint controller, starts it, waits for the link and prints the backend and channels.
+# On JetPack it loads NVIDIA's eDMA library (tegra-pcie-edma) first when it is installed.
 #
 # Usage: orin-ep-up.sh [--dry-run] [--controller NAME] [--slots N] [--slot-size BYTES]
 #                      [--msi N] [--timeout SECONDS]
@@ -46,7 +47,19 @@ run() {
 cfs=/sys/kernel/config/pci_ep
 [ "$(id -u)" -eq 0 ] || [ -n "$root" ] || fail "run as root"
 
-# 1. the module
+# 1. the DMA engine, then the module. JetPack exposes the eDMA only through NVIDIA's library
+# (tegra-pcie-edma.ko, nvidia-oot), which framelink-epf looks up when the function binds: it
+# must be loaded first or every frame takes the CPU path. Mainline has no such module (the
+# eDMA is a dmaengine device once patches/tegra194-edma is applied).
+if [ -d "$root/sys/module/tegra_pcie_edma" ]; then
+	echo "eDMA: NVIDIA's tegra-pcie-edma library is loaded"
+elif [ -n "$(find "$root/lib/modules/$(uname -r)" -name 'tegra-pcie-edma.ko*' 2>/dev/null |
+	head -n1)" ]; then
+	run modprobe tegra-pcie-edma
+else
+	echo "eDMA: no tegra-pcie-edma module for $(uname -r): DMA only through dmaengine" \
+		"(mainline with patches/tegra194-edma), else CPU copies"
+fi
 if [ -n "${FL_KO:-}" ]; then
 	[ -f "$FL_KO" ] || fail "FL_KO=$FL_KO: no such file"
 	[ -d "$root/sys/module/framelink_epf" ] || run insmod "$FL_KO"
@@ -128,6 +141,10 @@ if [ $have_tool -eq 0 ]; then
 	exit 0
 fi
 echo "up: /dev/framelink-ep0 on $ctrl"
-framelink info -d "$root/dev/framelink-ep0" 2>/dev/null |
-	grep -E 'features|backend|dma channels|crossover|notify|link'
+info=$(framelink info -d "$root/dev/framelink-ep0" 2>/dev/null)
+echo "$info" | grep -E 'features|backend|dma channels|crossover|notify|link'
+if echo "$info" | grep -qE '^backend: +cpu'; then
+	echo "WARNING: no DMA engine: every frame is a CPU copy (a few MB/s from host memory)." >&2
+	echo "JetPack: modprobe tegra-pcie-edma, then rebind (Documentation/boards/orin-agx.rst)." >&2
+fi
 exit 0

@@ -44,6 +44,33 @@ expect "orin: dry run plans the bring-up on the only controller" 0 $? \
 [ ! -e "$r/sys/kernel/config/pci_ep/functions/framelink_epf/fl0" ] &&
 	ok "orin: dry run changed nothing" || nok "orin: dry run changed nothing"
 
+# JetPack: NVIDIA's eDMA library installed but not loaded -> loaded before framelink-epf
+r=$(orin_tree 141a0000.pcie-ep)
+mkdir -p "$r/lib/modules/$(uname -r)/updates/drivers/pci/controller"
+touch "$r/lib/modules/$(uname -r)/updates/drivers/pci/controller/tegra-pcie-edma.ko"
+rm -r "$r/sys/module/framelink_epf"
+FL_ROOT=$r "$orin" --dry-run >"$work/out" 2>&1
+expect "orin: JetPack's eDMA library is loaded before framelink-epf" 0 $? \
+	'^step: modprobe tegra-pcie-edma$'
+if grep -n 'step: modprobe' "$work/out" | head -n1 | grep -q tegra-pcie-edma; then
+	ok "orin: the library comes first"
+else
+	nok "orin: the library comes first"
+fi
+r=$(orin_tree 141a0000.pcie-ep)
+FL_ROOT=$r "$orin" --dry-run >"$work/out" 2>&1
+expect "orin: no library installed: says DMA needs dmaengine" 0 $? \
+	'^eDMA: no tegra-pcie-edma module'
+mkdir -p "$r/sys/module/tegra_pcie_edma"
+FL_ROOT=$r "$orin" --dry-run >"$work/out" 2>&1
+expect "orin: library already loaded: said, not loaded again" 0 $? \
+	'^eDMA: NVIDIA.s tegra-pcie-edma library is loaded'
+if grep -q 'modprobe tegra-pcie-edma' "$work/out"; then
+	nok "orin: no second modprobe of the library"
+else
+	ok "orin: no second modprobe of the library"
+fi
+
 r=$(orin_tree 141a0000.pcie-ep 14160000.pcie-ep)
 FL_ROOT=$r "$orin" --dry-run >"$work/out" 2>&1
 expect "orin: two controllers and no --controller is refused" 1 $? \
@@ -81,7 +108,7 @@ expect "orin: a second run finds the function bound and stops" 0 $? 'already bou
 # "link: up" (a stand-in framelink prints what FAKE_LINK says)
 fake=$work/bin
 mkdir -p "$fake"
-printf '#!/bin/sh\necho "link:            $FAKE_LINK"\necho "backend:         nvidia-edma"\n' \
+printf '#!/bin/sh\necho "link:            $FAKE_LINK"\necho "backend:         ${FAKE_BACKEND:-nvidia-edma}"\n' \
 	>"$fake/framelink"
 chmod +x "$fake/framelink"
 # bound_tree: an Orin tree whose function is bound (the device node exists)
@@ -100,6 +127,11 @@ if r=$(bound_tree); then
 	FAKE_LINK=up PATH="$fake:$PATH" FL_ROOT=$r "$orin" --timeout 5 >"$work/out" 2>&1
 	expect "orin: link up: 'up:' and the backend" 0 $? \
 		'^up: /dev/framelink-ep0 on 141a0000.pcie-ep$' '^backend: +nvidia-edma'
+	r=$(bound_tree)
+	FAKE_BACKEND=cpu FAKE_LINK=up PATH="$fake:$PATH" FL_ROOT=$r "$orin" --timeout 5 \
+		>"$work/out" 2>&1
+	expect "orin: backend cpu: a warning that names the eDMA library" 0 $? \
+		'^backend: +cpu' '^WARNING: no DMA engine' 'modprobe tegra-pcie-edma'
 	r=$(bound_tree)
 	PATH=/usr/sbin:/usr/bin:/sbin:/bin FL_ROOT=$r "$orin" --timeout 5 >"$work/out" 2>&1
 	expect "orin: without the framelink tool it says 'bound:', not 'up:'" 0 $? \
