@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # KUnit suites of the project's modules: each loaded module runs its suites on load; every
-# test case becomes one TAP result here.
+# test case becomes one TAP result here. framelink_kunit: the shared protocol code;
+# framelink_slotmem_kunit: framelink-epf's slot memory on the device tree's stand-in
+# controllers (dts/qemu-virt.dtso).
 . /tests/lib.sh
 
 kunit=/sys/kernel/debug/kunit
-for m in framelink_kunit; do
+for m in framelink_kunit framelink_slotmem_kunit; do
 	if ! t_insmod $m; then
 		t_fail "kunit: load $m"
 		continue
