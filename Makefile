@@ -24,7 +24,7 @@ else
 fl_build = $(MAKE) -C $(KDIR) M=$(CURDIR) $(FL_CROSS) FL_BUILD="$(1)" modules
 endif
 
-.PHONY: all drivers epf host loop modules modules_install clean deps kernel check demo vm-test \
+.PHONY: all drivers epf host loop modules modules_install clean deps kernel check demo bench vm-test \
 	runner-selftest
 
 all: drivers
@@ -56,6 +56,10 @@ check:
 
 demo:
 	scripts/demo.sh
+
+# Throughput and latency on the lab's link model: table, CSV and plots in build/bench/.
+bench:
+	scripts/bench.sh
 
 # Only the VM run (modules and userspace as last built).
 vm-test:

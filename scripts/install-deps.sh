@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Install what a fresh Debian 12 machine (root) lacks to build and test framelink.
-# Idempotent: a second run only checks and returns.
+# Idempotent: a second run only checks and returns. `install-deps.sh bench` adds what
+# `make bench` renders its plots with (python3-matplotlib).
 set -euo pipefail
 
 pkgs=(
@@ -11,6 +12,7 @@ pkgs=(
 	qemu-system-arm device-tree-compiler sparse shellcheck dkms
 	linux-source-6.12 linux-source-6.1
 )
+[ "${1:-}" != bench ] || pkgs+=(python3-matplotlib)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -8,6 +8,8 @@
  *   framelink recv  [-d DEV] [-n COUNT] [-t MS] [--verify]
  *   framelink echo  [-d DEV] [-n COUNT] [-t MS]          (endpoint side)
  *   framelink bench [-d DEV] -s SIZES -n COUNT [-b BATCH] [-p PEERDEV] [-L US] (host side)
+ *   framelink stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV]
+ *                    [--csv]              (both ends in one machine: the lab; stream.c)
  *   framelink check [-d DEV] [-t MS]      (API conformance: documented errors, ownership)
  *   framelink peek FILE OFFSET LENGTH     (hex dump of an mmap()able file, e.g. a PCI BAR's
  *                                          sysfs resourceN: the host's view, read only)
@@ -34,6 +36,7 @@
 #include <unistd.h>
 
 #include "libframelink.h"
+#include "stream.h"
 
 #define DEFAULT_HOST_DEV	"/dev/framelink0"
 #define DEFAULT_EP_DEV		"/dev/framelink-ep0"
@@ -76,6 +79,8 @@ static void usage(FILE *f)
 		"  recv  [-d DEV] [-n COUNT] [-t MS] [--verify]\n"
 		"  echo  [-d DEV] [-n COUNT] [-t MS]   endpoint: invert + CRC each frame, send it back\n"
 		"  bench [-d DEV] -s SIZE[,SIZE...] -n COUNT [-b BATCH] [-p PEERDEV] [-L US]\n"
+		"  stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV] [--csv]\n"
+		"                                 both ends here (the lab): one- or two-way stream\n"
 		"  check [-d DEV] [-t MS]         ioctl error paths and buffer ownership\n"
 		"  peek FILE OFFSET LENGTH        hex dump via mmap() (a BAR's sysfs resourceN)\n"
 		"  hold DEV READY GO [race]       lab: buffers mapped across a removal: SIGBUS?\n"
@@ -1330,6 +1335,8 @@ int main(int argc, char **argv)
 		return cmd_peek(argc, argv);
 	if (!strcmp(cmd, "hold"))
 		return cmd_hold(argc, argv);
+	if (!strcmp(cmd, "stream"))
+		return cmd_stream(argc, argv);
 	optind = 2;
 	while ((ch = getopt_long(argc, argv, "d:s:n:b:t:p:L:vVh", lopts, NULL)) != -1) {
 		switch (ch) {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make bench`: dependencies (with python3-matplotlib), the test kernel, the modules, then
+# tests/bench/00-bench.sh in the VM, and the report: build/bench/bench.csv (every run),
+# build/bench/table.txt (printed) and the plots build/bench/*.png (scripts/bench-report.py).
+# Not part of `make check`: it takes several minutes and its numbers are measurements.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+scripts/install-deps.sh bench
+kdir=$(scripts/kernel.sh 6.12 | tail -n1)
+scripts/build-modules.sh 6.12 "$kdir" >/dev/null
+scripts/build-userspace.sh "$kdir"
+out=build/bench
+mkdir -p "$out"
+rc=0
+scripts/vm-run.sh --tests tests/bench --log "$out/console.log" >"$out/vm.out" 2>&1 || rc=$?
+tail -n 3 "$out/vm.out"
+# the run's output, once (the console shows it live and again between the TAP markers)
+tr -d '\r' <"$out/console.log" |
+	awk '/FRAMELINK TAP BEGIN/ { on = 1; next } /FRAMELINK TAP END/ { on = 0 } on' >"$out/tap.txt"
+grep '^csv,' "$out/tap.txt" >"$out/bench.csv" || true
+grep -E '^csv-(rate|head),' "$out/tap.txt" >"$out/meta.csv" || true
+# Debian's python3: python3-matplotlib is installed for it, whatever python3 is first in PATH
+/usr/bin/python3 scripts/bench-report.py "$out" | tee "$out/table.txt"
+exit $rc

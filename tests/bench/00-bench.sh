@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# `make bench` inside the VM (issue 10): the driver pair on pci-epc-loop's tegra234-edma
+# profile (2 read + 4 write eDMA channels, framelink takes 2 per direction) with the link
+# model on. The model's rate is chosen from this VM's own copy speed, measured first with the
+# model off, at 1/4 of it, so the model and not the emulated CPU is the limit. Then for each
+# frame size: host -> endpoint alone, endpoint -> host alone, both at once (8 frames in flight
+# per direction), and the control: one frame in flight. Each run prints "csv," lines
+# (tools/framelink/stream.c) with the modelled ceiling of its direction appended; then the
+# kernel's own pci-epf-test DMA transfers at the same sizes on the same model.
+. /tests/lib.sh
+. /tests/epc-loop-lib.sh
+. /tests/framelink-lib.sh
+
+SIZES="4K 16K 64K 256K 1M 4M 8M"
+# frames per run: about 48 MiB of payload, at least 32 and at most 2048 frames
+frames() { awk -v s="$1" 'BEGIN { n = int(50331648 / s); n = n < 32 ? 32 : n; print (n > 2048 ? 2048 : n) }'; }
+bytes() { awk -v s="$1" 'BEGIN { m = substr(s, length(s)); v = s + 0;
+	print (m == "K" ? v * 1024 : m == "M" ? v * 1048576 : v) }'; }
+model() { awk -v k="$1" '$1 == k { print $2 }' $LOOPDBG/link_model; }
+# ceil DIR: the modelled ceiling of a direction in GB/s (rate/8 x payload/(payload+overhead))
+ceil() {
+	awk -v r="$(model rate_mbps)" -v p="$(model "$1"_payload)" -v o="$(model "$1"_tlp_overhead)" \
+		'BEGIN { printf "%.6f", r / 8000 * p / (p + o) }'
+}
+
+echo "# kernel $(uname -r) $(uname -m), QEMU TCG on $(nproc) vCPUs: numbers measure this VM"
+t_check "bench: modules (tegra234-edma, host 16 x 8 MiB)" \
+	fl_modules profile=tegra234-edma nbufs=16 buf_size=8388608
+t_check "bench: function (16 slots of 8 MiB, crossover 4 KiB: every frame by DMA)" \
+	fl_fn_create slots=16 slot_size=8388608 crossover=4096
+t_check "bench: bind" fl_bind
+framelink info -d $EDEV | grep -E 'backend|dma channels|crossover' | sed 's/^/# /'
+
+# run MODE SIZE DEPTH: one stream; its csv lines get the mode's ceilings appended
+run() {
+	echo 1 >$LOOPDBG/link_model_reset
+	framelink stream -m "$1" -s "$(bytes "$2")" -n "$(frames "$(bytes "$2")")" -q "$3" --csv \
+		>/tmp/stream.out 2>&1
+	rc=$?
+	grep -v '^csv,' /tmp/stream.out | sed 's/^/# /'
+	grep '^csv,' /tmp/stream.out | while IFS=, read -r _ m d rest; do
+		c=$(ceil "$([ "$d" = h2e ] && echo read || echo write)")
+		echo "csv,$m,$d,$rest,$c,$(model read_restarts),$(model write_restarts)"
+	done
+	if [ $rc -eq 0 ]; then t_ok "bench: $1 $2 q$3"; else t_fail "bench: $1 $2 q$3" "exit $rc"; fi
+}
+
+# ---- the rate: 1/4 of this VM's copy speed, measured with the model off ----
+echo 0 >$LOOPDBG/rate_mbps
+framelink stream -m h2e -s 4194304 -n 24 -q 8 --csv >/tmp/copy.out 2>&1
+cr=$(awk -F, '/^csv,/ { print $8 }' /tmp/copy.out)
+framelink stream -m e2h -s 4194304 -n 24 -q 8 --csv >/tmp/copy.out 2>&1
+cw=$(awk -F, '/^csv,/ { print $8 }' /tmp/copy.out)
+rate=$(awk -v a="$cr" -v b="$cw" 'BEGIN { c = a < b ? a : b; r = int(c * 8000 / 4); print (r > 8000 ? 8000 : r) }')
+echo "# copy speed with the model off: h2e $cr GB/s, e2h $cw GB/s; rate_mbps $rate (1/4)"
+echo "csv-rate,$cr,$cw,$rate"
+t_check "bench: the model's rate is set (>= 80 Mbit/s)" test "$rate" -ge 80
+echo "$rate" >$LOOPDBG/rate_mbps
+sed 's/^/# /' $LOOPDBG/link_model | grep -E 'rate|payload|overhead|mps|mrrs'
+
+echo "csv-head,mode,dir,size,depth,frames,ns,gbps,fps,p50_us,p99_us,max_us,irq_per_frame,raise_per_frame,dma,cpu,bad,ceiling_gbps,read_restarts,write_restarts"
+for s in $SIZES; do
+	run h2e "$s" 8
+	run e2h "$s" 8
+	run both "$s" 8
+	run h2e "$s" 1
+	run e2h "$s" 1
+done
+
+# ---- the kernel's own pair on the same model: pci-epf-test DMA reads and writes ----
+t_check "pcitest: unbind framelink" fl_unbind
+rmdir $FN
+rmmod framelink_host
+t_check "pcitest: load the kernel's pair" sh -c ". /tests/lib.sh; t_insmod pci-epf-test &&
+	t_insmod pci_endpoint_test"
+t_check "pcitest: function (pci-test-howto's IDs), bind, host device" \
+	sh -c ". /tests/lib.sh; . /tests/epc-loop-lib.sh; func_create 0 && link_start"
+for s in $SIZES; do
+	b=$(bytes "$s")
+	# pci-epf-test allocates each transfer whole on both ends: 4 MiB fails (NOT OKAY)
+	[ "$b" -le 1048576 ] || continue
+	for op in r w; do
+		echo 1 >$LOOPDBG/link_model_reset
+		dmesg -c >/dev/null
+		pcitest -D $DEV -$op -s "$b" -d >/tmp/pt.out 2>&1
+		rc=$?
+		# "READ => Size: N B, DMA: YES, Time: S.NNNNNNNNN s, Rate: K KB/s" (pci-epf-test.c)
+		kbs=$(dmesg | sed -n 's/.*DMA: YES.*Rate: \([0-9]*\) KB\/s.*/\1/p' | tail -n1)
+		d=$([ $op = r ] && echo h2e || echo e2h)
+		c=$(ceil "$([ $op = r ] && echo read || echo write)")
+		[ -n "$kbs" ] && echo "csv,pcitest,$d,$b,1,1,0,$(awk -v k="$kbs" 'BEGIN { printf "%.6f", k * 1000 / 1e9 }'),0,0,0,0,0,0,1,0,0,$c,0,0"
+		if [ $rc -eq 0 ] && [ -n "$kbs" ]; then t_ok "pcitest: $op $s"; else
+			sed 's/^/# /' /tmp/pt.out; t_fail "pcitest: $op $s" "exit $rc, rate '${kbs}'"; fi
+	done
+done
+t_check "pcitest: unbind" link_stop
+true

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framelink stream: one-way or two-way streams between a host device and an endpoint device
+ * that this process opens both of (the lab, where both ends are one machine), for `make
+ * bench`:
+ *
+ *   framelink stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV]
+ *                    [--csv]
+ *
+ * Each direction keeps up to DEPTH frames in flight (sent, not yet received): DEPTH 1 is the
+ * one-frame-at-a-time control. The sender stamps each frame's cookie into its first and last
+ * 8 bytes; the receiver checks both and poisons them before the buffer goes back, so a frame
+ * that did not arrive (or arrived short) cannot pass as a later one. The payload between is
+ * not checked: the emulated CPU would otherwise be the bench's limit (the kselftest and
+ * `framelink bench` check every byte).
+ *
+ * Per direction it prints frames, GB/s (10^9 bytes/s of payload, first SUBMIT to the last
+ * frame's delivery on the receiving end), frames/s, latency (SUBMIT on one end to delivery
+ * on the other: both ends share CLOCK_MONOTONIC, as the completions' timestamps do),
+ * interrupts per frame taken by the host and raised by the endpoint, and the frames the
+ * endpoint moved by DMA and by CPU copy. --csv adds one "csv," line per direction.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libframelink.h"
+#include "stream.h"
+
+#define ST_MAX_BATCH	FL_RING_MAX_ENTRIES
+#define ST_POISON	0x5a5a5a5a5a5a5a5aull
+
+/* One direction: @tx sends from its buffers @txb, @rx receives into its buffers @rxb. */
+struct st_dir {
+	const char *name;
+	struct fl_dev *tx, *rx;
+	u32 txb[ST_MAX_BATCH], ntxfree, ntx;
+	u32 rxb[ST_MAX_BATCH], nrx;
+	u64 count, sent, received, bad, tag;
+	u64 *tsub, *lat;
+	u64 t0, t_last;
+};
+
+struct st_opts {
+	const char *host, *ep, *mode;
+	u64 size, count;
+	u32 depth;
+	int csv;
+};
+
+static void st_stamp(struct fl_dev *d, u32 buf, u64 size, u64 cookie)
+{
+	u8 *p = fl_dev_buf(d, buf);
+
+	memcpy(p, &cookie, 8);
+	memcpy(p + size - 8, &cookie, 8);
+}
+
+/* Both stamps equal @cookie? Then poison them for the buffer's next use. */
+static int st_check(struct fl_dev *d, u32 buf, u64 size, u64 cookie)
+{
+	u8 *p = fl_dev_buf(d, buf);
+	u64 a, b, poison = ST_POISON;
+
+	memcpy(&a, p, 8);
+	memcpy(&b, p + size - 8, 8);
+	memcpy(p, &poison, 8);
+	memcpy(p + size - 8, &poison, 8);
+	return a == cookie && b == cookie;
+}
+
+/* Buffers @first..@first+@n-1 of @d: the sender's free list or the receiver's posted set */
+static int st_dir_init(struct st_dir *s, const struct st_opts *o, u32 txfirst, u32 ntx,
+		       u32 rxfirst, u32 nrx)
+{
+	u32 i;
+
+	s->count = o->count;
+	s->tag = ((fl_now_ns() >> 10) & 0xffff) | 1;
+	s->tsub = calloc(o->count, sizeof(*s->tsub));
+	s->lat = calloc(o->count, sizeof(*s->lat));
+	if (!s->tsub || !s->lat)
+		return -ENOMEM;
+	ntx = ntx < ST_MAX_BATCH ? ntx : ST_MAX_BATCH;
+	nrx = nrx < s->rx->info.rx_depth ? nrx : s->rx->info.rx_depth;
+	nrx = nrx < ST_MAX_BATCH ? nrx : ST_MAX_BATCH;
+	for (i = 0; i < ntx; i++)
+		s->txb[s->ntxfree++] = txfirst + ntx - 1 - i;
+	s->ntx = ntx;
+	for (i = 0; i < nrx; i++) {
+		s->rxb[i] = rxfirst + i;
+		st_check(s->rx, rxfirst + i, o->size, 0);	/* poison */
+	}
+	s->nrx = nrx;
+	return fl_dev_post(s->rx, s->rxb, nrx, NULL);
+}
+
+/* SUBMIT what the depth, the free buffers and the count allow, in one batch */
+static int st_dir_send(struct st_dir *s, const struct st_opts *o)
+{
+	struct fl_frame f[ST_MAX_BATCH];
+	u32 k = 0, acc = 0, i;
+	int ret;
+
+	while (s->sent + k < s->count && s->ntxfree && s->sent + k - s->received < o->depth &&
+	       s->sent + k - s->received < s->nrx) {
+		u32 b = s->txb[--s->ntxfree];
+		u64 cookie = s->tag << 48 | (s->sent + k);
+
+		st_stamp(s->tx, b, o->size, cookie);
+		f[k] = (struct fl_frame){ .buf = b, .bytes = (u32)o->size, .flags = FL_FRAME_EOF,
+					  .cookie = cookie };
+		k++;
+	}
+	if (!k)
+		return 0;
+	if (!s->sent)
+		s->t0 = fl_now_ns();
+	for (i = 0; i < k; i++)
+		s->tsub[s->sent + i] = fl_now_ns();
+	ret = fl_dev_submit(s->tx, f, k, &acc);
+	for (i = k; i-- > acc;)
+		s->txb[s->ntxfree++] = f[i].buf;
+	s->sent += acc;
+	return ret == -EAGAIN ? 0 : ret;
+}
+
+static int st_dir_rx(struct st_dir *s, const struct st_opts *o, const struct fl_completion *c)
+{
+	u64 fno = c->cookie & 0xffffffffu;
+
+	if (c->status || c->cookie >> 48 != s->tag || fno >= s->count || c->bytes != o->size ||
+	    !st_check(s->rx, c->buf, o->size, c->cookie)) {
+		fprintf(stderr, "framelink: stream %s: bad frame: buf %u cookie %#llx %u bytes status %d\n",
+			s->name, c->buf, c->cookie, c->bytes, c->status);
+		s->bad++;
+	} else {
+		s->lat[s->received] = c->ts_delivered - s->tsub[fno];
+		s->t_last = c->ts_delivered;
+	}
+	s->received++;
+	return fl_dev_post(s->rx, &c->buf, 1, NULL);
+}
+
+/* Hand each completion reaped on @d to the direction it belongs to */
+static int st_reap(struct fl_dev *d, struct st_dir *dirs, int ndirs, const struct st_opts *o)
+{
+	struct fl_completion c[ST_MAX_BATCH];
+	int n = fl_dev_reap(d, c, ST_MAX_BATCH, 0), i, k, ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		for (k = 0; k < ndirs; k++) {
+			struct st_dir *s = &dirs[k];
+
+			if (c[i].queue == FL_Q_TX && s->tx == d) {
+				if (c[i].status)
+					s->bad++;
+				s->txb[s->ntxfree++] = c[i].buf;
+				break;
+			}
+			if (c[i].queue == FL_Q_RX && s->rx == d) {
+				ret = st_dir_rx(s, o, &c[i]);
+				break;
+			}
+		}
+	return n < 0 ? n : ret;
+}
+
+static int st_run(struct fl_dev *h, struct fl_dev *e, struct st_dir *dirs, int ndirs,
+		  const struct st_opts *o)
+{
+	struct pollfd pfd[2] = { { .fd = h->fd, .events = POLLIN },
+				 { .fd = e->fd, .events = POLLIN } };
+	int k, busy = 1, ret;
+
+	while (busy) {
+		busy = 0;
+		for (k = 0; k < ndirs; k++) {
+			ret = st_dir_send(&dirs[k], o);
+			if (ret)
+				return ret;
+			/* until every frame arrived and every sender buffer came back */
+			busy |= dirs[k].received < dirs[k].count || dirs[k].ntxfree < dirs[k].ntx;
+		}
+		if (!busy)
+			break;
+		ret = poll(pfd, 2, 10000);
+		if (ret <= 0)
+			return ret ? -errno : -ETIMEDOUT;
+		if ((pfd[0].revents & POLLIN) && (ret = st_reap(h, dirs, ndirs, o)))
+			return ret;
+		if ((pfd[1].revents & POLLIN) && (ret = st_reap(e, dirs, ndirs, o)))
+			return ret;
+		if ((pfd[0].revents | pfd[1].revents) & (POLLERR | POLLHUP))
+			return -EIO;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void st_print(const struct st_dir *s, const struct st_opts *o, const struct fl_stats *d_h,
+		     const struct fl_stats *d_e, int ndirs)
+{
+	u64 n = s->received - s->bad, ns = s->t_last > s->t0 ? s->t_last - s->t0 : 1;
+	u64 p50 = 0, p99 = 0, max = 0;
+	double gbps, fps, fr;
+
+	if (n) {
+		qsort(s->lat, n, sizeof(*s->lat), cmp_u64);
+		p50 = s->lat[(n - 1) / 2];
+		p99 = s->lat[(n * 99 + 99) / 100 - 1];
+		max = s->lat[n - 1];
+	}
+	gbps = (double)(n * o->size) / (double)ns;
+	fps = (double)n * 1e9 / (double)ns;
+	/* interrupts are shared by both directions of a two-way stream: per frame of either */
+	fr = (double)(n ? n : 1) * ndirs;
+	printf("%-5s %8llu %8llu %3u %8.3f %9.1f %9.1f %9.1f %9.1f %7.3f %7.3f %7llu %7llu %4llu\n",
+	       s->name, o->size, n, o->depth, gbps, fps, p50 / 1e3, p99 / 1e3, max / 1e3,
+	       d_h->interrupts / fr, d_e->interrupts / fr, d_e->dma_transfers, d_e->cpu_transfers,
+	       s->bad);
+	if (o->csv)
+		printf("csv,%s,%s,%llu,%u,%llu,%llu,%.6f,%.1f,%.1f,%.1f,%.1f,%.4f,%.4f,%llu,%llu,%llu\n",
+		       o->mode, s->name, o->size, o->depth, n, ns, gbps, fps, p50 / 1e3, p99 / 1e3,
+		       max / 1e3, d_h->interrupts / fr, d_e->interrupts / fr, d_e->dma_transfers,
+		       d_e->cpu_transfers, s->bad);
+}
+
+static void st_delta(struct fl_stats *d, const struct fl_stats *a, const struct fl_stats *b)
+{
+	d->interrupts = b->interrupts - a->interrupts;
+	d->dma_transfers = b->dma_transfers - a->dma_transfers;
+	d->cpu_transfers = b->cpu_transfers - a->cpu_transfers;
+}
+
+static int st_parse(int argc, char **argv, struct st_opts *o)
+{
+	static const struct option lo[] = { { "csv", no_argument, NULL, 'c' }, { } };
+	char *end;
+	int ch;
+
+	*o = (struct st_opts){ .host = "/dev/framelink0", .ep = "/dev/framelink-ep0",
+			       .depth = 8 };
+	optind = 2;
+	while ((ch = getopt_long(argc, argv, "d:p:m:s:n:q:", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'd': o->host = optarg; break;
+		case 'p': o->ep = optarg; break;
+		case 'm': o->mode = optarg; break;
+		case 's':
+			o->size = strtoull(optarg, &end, 0);
+			if (*end == 'K' || *end == 'k')
+				o->size <<= 10;
+			else if (*end == 'M' || *end == 'm')
+				o->size <<= 20;
+			break;
+		case 'n': o->count = strtoull(optarg, NULL, 0); break;
+		case 'q': o->depth = (u32)strtoul(optarg, NULL, 0); break;
+		case 'c': o->csv = 1; break;
+		default: return -EINVAL;
+		}
+	}
+	if (!o->mode || (strcmp(o->mode, "h2e") && strcmp(o->mode, "e2h") &&
+			 strcmp(o->mode, "both")) || o->size < 16 || !o->count || !o->depth)
+		return -EINVAL;
+	return 0;
+}
+
+/* Split the buffers of both ends between the directions the mode runs */
+static int st_setup(struct fl_dev *h, struct fl_dev *e, const struct st_opts *o,
+		    struct st_dir *dirs, int *ndirs)
+{
+	int both = !strcmp(o->mode, "both"), ret = 0;
+	u32 hh = both ? h->info.nbufs / 2 : h->info.nbufs;
+	u32 eh = both ? e->info.nbufs / 2 : e->info.nbufs;
+
+	*ndirs = 0;
+	if (o->size > h->info.buf_size || o->size > e->info.buf_size)
+		return -EMSGSIZE;
+	if (both || !strcmp(o->mode, "h2e")) {
+		dirs[*ndirs] = (struct st_dir){ .name = "h2e", .tx = h, .rx = e };
+		ret = st_dir_init(&dirs[(*ndirs)++], o, 0, hh, 0, eh);
+	}
+	if (!ret && (both || !strcmp(o->mode, "e2h"))) {
+		dirs[*ndirs] = (struct st_dir){ .name = "e2h", .tx = e, .rx = h };
+		ret = st_dir_init(&dirs[(*ndirs)++], o, both ? eh : 0, eh, both ? hh : 0, hh);
+	}
+	return ret;
+}
+
+int cmd_stream(int argc, char **argv)
+{
+	struct fl_stats h0, h1, e0, e1, dh = { 0 }, de = { 0 };
+	struct st_dir dirs[2] = { 0 };
+	struct fl_dev h, e;
+	struct st_opts o;
+	int ndirs = 0, k, ret, fail = 0;
+
+	if (st_parse(argc, argv, &o)) {
+		fprintf(stderr, "usage: framelink stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV] [--csv]\n");
+		return 2;
+	}
+	ret = fl_dev_open(&h, o.host, 1);
+	if (!ret)
+		ret = fl_dev_open(&e, o.ep, 1);
+	if (ret) {
+		fprintf(stderr, "framelink: stream: %s\n", strerror(-ret));
+		return 1;
+	}
+	ret = st_setup(&h, &e, &o, dirs, &ndirs);
+	fl_dev_stats(&h, &h0);
+	fl_dev_stats(&e, &e0);
+	if (!ret)
+		ret = st_run(&h, &e, dirs, ndirs, &o);
+	fl_dev_stats(&h, &h1);
+	fl_dev_stats(&e, &e1);
+	st_delta(&dh, &h0, &h1);
+	st_delta(&de, &e0, &e1);
+	if (ret)
+		fprintf(stderr, "framelink: stream %s: %s\n", o.mode, strerror(-ret));
+	printf("%-5s %8s %8s %3s %8s %9s %9s %9s %9s %7s %7s %7s %7s %4s\n", "dir", "size",
+	       "frames", "q", "GB/s", "frames/s", "p50_us", "p99_us", "max_us", "irq/fr",
+	       "raise/fr", "dma", "cpu", "bad");
+	for (k = 0; k < ndirs; k++) {
+		st_print(&dirs[k], &o, &dh, &de, ndirs);
+		fail |= dirs[k].bad || dirs[k].received < dirs[k].count;
+		free(dirs[k].tsub);
+		free(dirs[k].lat);
+	}
+	fl_dev_close(&e);
+	fl_dev_close(&h);
+	return ret || fail;
+}
