@@ -134,8 +134,9 @@ static int st_dir_rx(struct st_dir *s, const struct st_opts *o, const struct fl_
 
 	if (c->status || c->cookie >> 48 != s->tag || fno >= s->count || c->bytes != o->size ||
 	    !st_check(s->rx, c->buf, o->size, c->cookie)) {
-		fprintf(stderr, "framelink: stream %s: bad frame: buf %u cookie %#llx %u bytes status %d\n",
-			s->name, c->buf, c->cookie, c->bytes, c->status);
+		fprintf(stderr, "framelink: stream %s: bad frame: buf %u cookie %#llx",
+			s->name, c->buf, c->cookie);
+		fprintf(stderr, " %u bytes status %d\n", c->bytes, c->status);
 		s->bad++;
 	} else {
 		s->lat[s->received] = c->ts_delivered - s->tsub[fno];
@@ -190,9 +191,10 @@ static int st_run(struct fl_dev *h, struct fl_dev *e, struct st_dir *dirs, int n
 		ret = poll(pfd, 2, 10000);
 		if (ret <= 0)
 			return ret ? -errno : -ETIMEDOUT;
-		if ((pfd[0].revents & POLLIN) && (ret = st_reap(h, dirs, ndirs, o)))
-			return ret;
-		if ((pfd[1].revents & POLLIN) && (ret = st_reap(e, dirs, ndirs, o)))
+		ret = (pfd[0].revents & POLLIN) ? st_reap(h, dirs, ndirs, o) : 0;
+		if (!ret && (pfd[1].revents & POLLIN))
+			ret = st_reap(e, dirs, ndirs, o);
+		if (ret)
 			return ret;
 		if ((pfd[0].revents | pfd[1].revents) & (POLLERR | POLLHUP))
 			return -EIO;
@@ -228,11 +230,12 @@ static void st_print(const struct st_dir *s, const struct st_opts *o, const stru
 	       s->name, o->size, n, o->depth, gbps, fps, p50 / 1e3, p99 / 1e3, max / 1e3,
 	       d_h->interrupts / fr, d_e->interrupts / fr, d_e->dma_transfers, d_e->cpu_transfers,
 	       s->bad);
-	if (o->csv)
-		printf("csv,%s,%s,%llu,%u,%llu,%llu,%.6f,%.1f,%.1f,%.1f,%.1f,%.4f,%.4f,%llu,%llu,%llu\n",
-		       o->mode, s->name, o->size, o->depth, n, ns, gbps, fps, p50 / 1e3, p99 / 1e3,
-		       max / 1e3, d_h->interrupts / fr, d_e->interrupts / fr, d_e->dma_transfers,
-		       d_e->cpu_transfers, s->bad);
+	if (!o->csv)
+		return;
+	printf("csv,%s,%s,%llu,%u,%llu,%llu,", o->mode, s->name, o->size, o->depth, n, ns);
+	printf("%.6f,%.1f,%.1f,%.1f,%.1f,", gbps, fps, p50 / 1e3, p99 / 1e3, max / 1e3);
+	printf("%.4f,%.4f,%llu,%llu,%llu\n", d_h->interrupts / fr, d_e->interrupts / fr,
+	       d_e->dma_transfers, d_e->cpu_transfers, s->bad);
 }
 
 static void st_delta(struct fl_stats *d, const struct fl_stats *a, const struct fl_stats *b)
@@ -253,9 +256,15 @@ static int st_parse(int argc, char **argv, struct st_opts *o)
 	optind = 2;
 	while ((ch = getopt_long(argc, argv, "d:p:m:s:n:q:", lo, NULL)) != -1) {
 		switch (ch) {
-		case 'd': o->host = optarg; break;
-		case 'p': o->ep = optarg; break;
-		case 'm': o->mode = optarg; break;
+		case 'd':
+			o->host = optarg;
+			break;
+		case 'p':
+			o->ep = optarg;
+			break;
+		case 'm':
+			o->mode = optarg;
+			break;
 		case 's':
 			o->size = strtoull(optarg, &end, 0);
 			if (*end == 'K' || *end == 'k')
@@ -263,10 +272,17 @@ static int st_parse(int argc, char **argv, struct st_opts *o)
 			else if (*end == 'M' || *end == 'm')
 				o->size <<= 20;
 			break;
-		case 'n': o->count = strtoull(optarg, NULL, 0); break;
-		case 'q': o->depth = (u32)strtoul(optarg, NULL, 0); break;
-		case 'c': o->csv = 1; break;
-		default: return -EINVAL;
+		case 'n':
+			o->count = strtoull(optarg, NULL, 0);
+			break;
+		case 'q':
+			o->depth = (u32)strtoul(optarg, NULL, 0);
+			break;
+		case 'c':
+			o->csv = 1;
+			break;
+		default:
+			return -EINVAL;
 		}
 	}
 	if (!o->mode || (strcmp(o->mode, "h2e") && strcmp(o->mode, "e2h") &&
@@ -306,7 +322,8 @@ int cmd_stream(int argc, char **argv)
 	int ndirs = 0, k, ret, fail = 0;
 
 	if (st_parse(argc, argv, &o)) {
-		fprintf(stderr, "usage: framelink stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV] [--csv]\n");
+		fputs("usage: framelink stream -m h2e|e2h|both -s SIZE -n COUNT", stderr);
+		fputs(" [-q DEPTH] [-d HOSTDEV] [-p EPDEV] [--csv]\n", stderr);
 		return 2;
 	}
 	ret = fl_dev_open(&h, o.host, 1);
