@@ -8,7 +8,8 @@
 #    poll() with no timeout must not hang;
 #  - INTx as a level (generic-rc, intx_level=1): no wake-up lost with the ~1 ms pulse, and a
 #    long hold must not make the host handler run again and again (the host masks INTx at the
-#    function for a jiffy per run; the endpoint raises the next INTx only after irq_ack).
+#    function for a jiffy per run; the endpoint raises the next INTx only after irq_ack), and
+#    a pulse the host never saw is raised again (intx_retries).
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 . /tests/framelink-lib.sh
@@ -94,6 +95,16 @@ if t_check "$p: up with INTx only" up $p generic-rc intx; then
 	notify_run "$p: INTx 1 ms pulse, REAP" reap 100 120
 	t_check "$p: INTx 1 ms pulse: interrupts > 0" test "$(fl_stat $HDEV interrupts)" -gt 0
 	t_check "$p: INTx 1 ms pulse: no wake-up lost" fl_no_safety_wakeups
+	# A pulse the host never sees (the lab drops it, as a host whose handler ran after the
+	# pulse ended misses it): no acknowledge comes, the endpoint raises it again after 20 ms
+	# (intx_retries); poll() without timeout must not hang.
+	x0=$(fl_stat $EDEV intx_retries)
+	echo 1 >$LOOPDBG/drop_irq
+	notify_run "$p: INTx pulse lost, poll()" poll 20 60
+	t_check "$p: INTx pulse lost: raised again (intx_retries counted)" \
+		test "$(fl_stat $EDEV intx_retries)" -gt "${x0:-0}"
+	t_check "$p: INTx pulse lost: said in the endpoint's log" \
+		sh -c "dmesg | grep -q 'INTx not acknowledged within 20 ms: raised again'"
 
 	echo 200000 >$LOOPDBG/intx_assert_us
 	r0=$(sed -n 's/^irq_intx_redelivered *//p' $LOOPDBG/rc_stats)

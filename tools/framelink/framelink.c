@@ -357,6 +357,7 @@ static void print_stats(const struct fl_stats *s)
 	printf("dma_aborts:       %llu\n", (unsigned long long)s->dma_aborts);
 	printf("dma_leaked:       %llu\n", (unsigned long long)s->dma_leaked);
 	printf("status_repairs:   %llu\n", (unsigned long long)s->status_repairs);
+	printf("intx_retries:     %llu\n", (unsigned long long)s->intx_retries);
 }
 
 static int cmd_stats(struct opts *o)

@@ -39,6 +39,7 @@
 #include <linux/string.h>
 
 #include "epf.h"
+#include "trace.h"
 
 static const unsigned int fl_irq_types[] = {
 	[FL_IRQ_INTX] = FL_EPC_IRQ_INTX,
@@ -47,8 +48,24 @@ static const unsigned int fl_irq_types[] = {
 };
 
 /*
+ * An INTx the host has not acknowledged after this long is taken as lost: the
+ * controller's pulse (about 1 ms) ended before the host's handler saw INTx
+ * Status set (a handler that ran late, or INTx still disabled at the
+ * function), so no acknowledge will ever come. It is raised again.
+ */
+#define FL_INTX_RETRY_NS	(20 * NSEC_PER_MSEC)
+
+/* The last INTx is unacknowledged for FL_INTX_RETRY_NS (INTx with FL_F_INTX_ACK) */
+static bool fl_cq_intx_overdue(struct fl_ep *ep, u32 ack)
+{
+	return ep->intx_out && ack == ep->intx_ack &&
+	       ktime_get_ns() - ep->intx_ts >= FL_INTX_RETRY_NS;
+}
+
+/*
  * INTx with FL_F_INTX_ACK: true while the last INTx is not acknowledged (the
- * caller defers this one); otherwise records the raise about to happen.
+ * caller defers this one) and not overdue; otherwise records the raise about
+ * to happen.
  */
 static bool fl_cq_intx_busy(struct fl_ep *ep)
 {
@@ -58,14 +75,33 @@ static bool fl_cq_intx_busy(struct fl_ep *ep)
 	    ep->state != FL_STATE_READY)
 		return false;
 	ack = le32_to_cpu(READ_ONCE(ep->db->irq_ack));
-	if (ep->intx_out && ack == ep->intx_ack) {
+	if (ep->intx_out && ack == ep->intx_ack && !fl_cq_intx_overdue(ep, ack)) {
 		ep->intx_wait = true;
 		return true;
+	}
+	if (ep->intx_out && ack == ep->intx_ack) {
+		fl_stat_add(ep, FL_STAT_INTX_RETRIES, 1);
+		dev_info_ratelimited(ep->dev, "INTx not acknowledged within %u ms: raised again\n",
+				     (u32)(FL_INTX_RETRY_NS / NSEC_PER_MSEC));
 	}
 	ep->intx_out = true;
 	ep->intx_wait = false;
 	ep->intx_ack = ack;
+	ep->intx_ts = ktime_get_ns();
 	return false;
+}
+
+/*
+ * A lost INTx leaves the host asleep with completions it has not consumed,
+ * and nothing new may come to raise another: the idle pass raises it again.
+ */
+static bool fl_cq_intx_lost(struct fl_ep *ep)
+{
+	if (ep->irq_type != FL_IRQ_INTX || !(ep->accepted & FL_F_INTX_ACK) ||
+	    ep->state != FL_STATE_READY)
+		return false;
+	return fl_cq_intx_overdue(ep, le32_to_cpu(READ_ONCE(ep->db->irq_ack))) &&
+	       le32_to_cpu(READ_ONCE(ep->db->cq_cons)) != ep->cq_prod;
 }
 
 /**
@@ -87,8 +123,10 @@ int fl_cq_raise_num(struct fl_ep *ep, u16 num)
 		/* The controller is in reset (PERST#): leave it and the window alone */
 		ep->cqm_lost = true;
 	}
-	if (!ret)
+	if (!ret) {
 		fl_stat_add(ep, FL_STAT_INTERRUPTS, 1);
+		trace_fl_ep_irq(ep->id, num, ep->cq_prod);
+	}
 	return ret;
 }
 
@@ -272,7 +310,7 @@ static void fl_cq_check_event(struct fl_ep *ep)
  */
 static void fl_cq_idle(struct fl_ep *ep)
 {
-	if (ep->intx_wait) {
+	if (ep->intx_wait || fl_cq_intx_lost(ep)) {
 		fl_cq_signal(ep);
 		return;
 	}
@@ -334,6 +372,7 @@ bool fl_cq_publish(struct fl_ep *ep)
 
 	fl_cq_write(ep, n);
 	ep->cq_prod = old + n;
+	trace_fl_ep_cq_publish(ep->id, ep->cq_prod, n);
 
 	if (!(ep->accepted & FL_F_CQ_EVENT)) {
 		fl_cq_signal(ep);

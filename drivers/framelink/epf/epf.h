@@ -296,10 +296,10 @@ struct fl_fifo {
 
 /**
  * struct fl_ep_stats - counters behind FL_IOC_STATS (atomics: engine, callbacks, ioctls)
- * @c: one per struct fl_stats field up to status_repairs.
+ * @c: one per struct fl_stats field up to intx_retries.
  */
 struct fl_ep_stats {
-	atomic64_t c[17];
+	atomic64_t c[18];
 };
 
 #define FL_STAT_TX_FRAMES	0
@@ -319,6 +319,7 @@ struct fl_ep_stats {
 #define FL_STAT_DMA_ABORTS	14
 #define FL_STAT_DMA_LEAKED	15
 #define FL_STAT_STATUS_REPAIRS	16
+#define FL_STAT_INTX_RETRIES	17
 
 /**
  * struct fl_notify_src - what wakes the engine to look at BAR0 (RC -> EP)
@@ -434,6 +435,7 @@ struct fl_notify_src {
  *	(%FL_F_INTX_ACK; engine private).
  * @intx_wait: an INTx is due once the host acknowledges (engine private).
  * @intx_ack: fl_bar_doorbell.irq_ack when the last INTx was raised.
+ * @intx_ts: when the last INTx was raised (ktime_get_ns(); engine private).
  *
  * @q_lock: protects @slot, @posted, @subq, @compq, @post_fifo, @sub_fifo,
  *	@comp_fifo, @openers, @engine_up and @link_epoch.
@@ -552,6 +554,7 @@ struct fl_ep {
 	bool intx_out;
 	bool intx_wait;
 	u32 intx_ack;
+	u64 intx_ts;
 
 	spinlock_t q_lock; /* protects slot states, the app queues, openers, engine_up */
 	struct fl_slot *slot;
@@ -639,6 +642,7 @@ bool fl_xfer_pass(struct fl_ep *ep);
 bool fl_xfer_cpu_pass(struct fl_ep *ep);
 unsigned int fl_xfer_drain_ms(void);
 void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host);
+void fl_xfer_trace_done(struct fl_xfer *x);
 int fl_win_write(struct fl_ep *ep, u64 pci_addr, const void *src, size_t len);
 const char *fl_xfer_backend_name(struct fl_ep *ep);
 u32 fl_xfer_backend_id(struct fl_ep *ep);

@@ -75,6 +75,7 @@ static bool fl_irqt_try(struct fl_ep *ep, u16 num)
 	if (ep->irq_type == FL_IRQ_INTX) {
 		ep->intx_out = true;
 		ep->intx_ack = ack;
+		ep->intx_ts = ktime_get_ns();
 	}
 	for (;;) {
 		/* The host's handler writes it; no ordering with anything else is needed */

@@ -514,6 +514,9 @@ struct fl_reap {
  * @dma_leaked: transfers whose DMA callback never came within the bound; their state and
  *	memory are deliberately kept, never reused (endpoint).
  * @status_repairs: times the endpoint found its BAR0 status block altered and rewrote it.
+ * @intx_retries: INTx raised again because the host did not acknowledge the last one within
+ *	20 ms with completions unconsumed: a pulse the host never saw (endpoint; since ABI 1.0
+ *	in a reserved word, 0 from an older endpoint).
  * @reserved: zero.
  */
 struct fl_stats {
@@ -534,7 +537,8 @@ struct fl_stats {
 	__u64 dma_aborts;
 	__u64 dma_leaked;
 	__u64 status_repairs;
-	__u64 reserved[15];
+	__u64 intx_retries;
+	__u64 reserved[14];
 };
 
 #define FL_IOC_MAGIC		0xB9
