@@ -33,6 +33,7 @@
 #include <linux/string.h>
 
 #include "epf.h"
+#include "trace.h"
 
 /**
  * fl_ring_reset() - forget every index (at enable)
@@ -94,6 +95,7 @@ static bool fl_ring_tx(struct fl_ep *ep)
 	if (prod != ep->tx_seen) {
 		ep->tx_seen = prod;
 		ep->t_seen = ktime_get_ns();
+		trace_fl_ep_desc_seen(ep->id, false, prod);
 	}
 	/* Descriptors after the index that published them */
 	dma_rmb();

@@ -33,6 +33,7 @@
 #include <linux/slab.h>
 
 #include "epf.h"
+#include "trace.h"
 
 static u32 fl_fifo_len(const struct fl_fifo *f)
 {
@@ -327,6 +328,7 @@ int fl_q_submit(struct fl_ep *ep, const struct fl_frame *f)
 	} else {
 		struct fl_sub *s = &ep->subq[ep->sub_fifo.tail++ & ep->sub_fifo.mask];
 
+		trace_fl_ep_submit(ep->id, f->buf, f->bytes, f->cookie);
 		ep->slot[f->buf].state = FL_SLOT_QUEUED;
 		*s = (struct fl_sub){
 			.slot = f->buf, .bytes = f->bytes, .flags = f->flags,

@@ -129,6 +129,7 @@ static bool fl_xfer_cpu_step(struct fl_ep *ep, struct fl_xfer *x, u32 *budget)
 		*budget -= n;
 	}
 	x->ts_done = ktime_get_ns();
+	fl_xfer_trace_done(x);
 	/* Pairs with fl_xfer_done(), as in fl_xfer_finish() */
 	smp_store_release(&x->done, true);
 	return true;

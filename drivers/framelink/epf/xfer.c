@@ -28,6 +28,7 @@
 #include <linux/slab.h>
 
 #include "epf.h"
+#include "trace.h"
 
 /*
  * How long a teardown (host reset, link down, protocol error) waits for the
@@ -197,6 +198,7 @@ u32 fl_dma_ctx_leak(struct fl_ep *ep, struct fl_dma_chan *dc)
 static void fl_xfer_finish(struct fl_xfer *x)
 {
 	x->ts_done = ktime_get_ns();
+	fl_xfer_trace_done(x);
 	/* Pairs with fl_xfer_done(): ts_done and dma_err before done */
 	smp_store_release(&x->done, true);
 	fl_engine_kick(x->ep);
@@ -240,6 +242,7 @@ bool fl_xfer_part_done(struct fl_dma_ctx *c, bool failed)
 		if (last) {
 			/* Still under the lock: a teardown reuses @x only after its bump */
 			x->ts_done = ktime_get_ns();
+			fl_xfer_trace_done(x);
 			/* Pairs with fl_xfer_done(): ts_done and dma_err before done */
 			smp_store_release(&x->done, true);
 		}
@@ -344,12 +347,28 @@ void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host)
 	if (nch && ep->xops && (ep->accepted & FL_F_DMA) && x->bytes >= crossover &&
 	    fl_xfer_dma(ep, x, host, ep->slots_dma + off, to_host)) {
 		fl_stat_add(ep, FL_STAT_DMA, 1);
+		trace_fl_ep_xfer_start(ep->id, to_host, x->slot, x->bytes, x->cookie, false, false);
 		return;
 	}
 	x->cpu = true;
 	x->cpu_host = host;
 	x->cpu_to_host = to_host;
 	fl_stat_add(ep, FL_STAT_CPU, 1);
+	trace_fl_ep_xfer_start(ep->id, to_host, x->slot, x->bytes, x->cookie, true, false);
+}
+
+/**
+ * fl_xfer_trace_done() - trace the end of a transfer (DMA callback or CPU copy)
+ * @x: the transfer, ts_done and dma_err set, done not yet.
+ */
+void fl_xfer_trace_done(struct fl_xfer *x)
+{
+	struct fl_ep *ep = x->ep;
+	/* rxx[] holds the frames towards the host (the host's rx ring) */
+	bool to_host = x >= ep->rxx && x < ep->rxx + ep->entries;
+
+	trace_fl_ep_xfer_done(ep->id, to_host, x->slot, x->bytes, x->cookie, x->cpu,
+			      READ_ONCE(x->dma_err));
 }
 
 /* The backends "auto" tries, in order */

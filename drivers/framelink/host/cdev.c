@@ -25,6 +25,7 @@
 #include <linux/uaccess.h>
 
 #include "host.h"
+#include "trace.h"
 
 #define FL_CHUNK	16
 
@@ -247,6 +248,7 @@ static int fl_reap_out(struct fl_host *host, struct fl_completion __user *up, u3
 		WRITE_ONCE(host->fifo_len, host->fifo_len - 1);
 	}
 	mutex_unlock(&host->lock);
+	trace_fl_host_reap(host->id, n);
 	return n;
 }
 

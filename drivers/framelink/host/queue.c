@@ -19,6 +19,7 @@
 
 #include "host.h"
 #include "fl_proto.h"
+#include "trace.h"
 
 #define FL_DB(f)	(FL_BAR_DOORBELL_OFFSET + offsetof(struct fl_bar_doorbell, f))
 
@@ -38,6 +39,7 @@ void fl_q_init_rings(struct fl_host *host)
 static void fl_q_push(struct fl_host *host, const struct fl_completion *c)
 {
 	/* one entry per buffer at most (the buffer is DONE until reaped): never full */
+	trace_fl_host_complete(host->id, c->queue, c->buf, c->bytes, c->status, c->cookie);
 	host->fifo[(host->fifo_head + host->fifo_len) % host->nbufs] = *c;
 	host->bufs[c->buf].state = FL_BUF_DONE;
 	WRITE_ONCE(host->fifo_len, host->fifo_len + 1);
@@ -92,6 +94,7 @@ int fl_q_tx_one(struct fl_host *host, const struct fl_frame *f)
 	memcpy_toio(host->bar + host->tx_off + slot * sizeof(d), &d, sizeof(d));
 	host->bufs[f->buf].state = FL_BUF_TX;
 	host->tx_prod++;
+	trace_fl_host_submit(host->id, f->buf, f->bytes, f->cookie);
 	return 0;
 }
 
@@ -505,7 +508,7 @@ irqreturn_t fl_q_irq(int irq, void *data)
 	/* the endpoint's interrupt self-test waits for this count (posted write) */
 	if (READ_ONCE(host->irqt_armed))
 		writel(atomic_inc_return(&host->irqt_count), host->bar + FL_DB(irq_test));
-	atomic64_inc(&host->irqs);
+	trace_fl_host_irq(host->id, atomic64_inc_return(&host->irqs));
 	wake_up_all(&host->wq);
 	return IRQ_HANDLED;
 }
