@@ -139,7 +139,8 @@ static int st_dir_rx(struct st_dir *s, const struct st_opts *o, const struct fl_
 		fprintf(stderr, " %u bytes status %d\n", c->bytes, c->status);
 		s->bad++;
 	} else {
-		s->lat[s->received] = c->ts_delivered - s->tsub[fno];
+		/* good frames only, in arrival order: st_print() sorts the first n */
+		s->lat[s->received - s->bad] = c->ts_delivered - s->tsub[fno];
 		s->t_last = c->ts_delivered;
 	}
 	s->received++;

@@ -27,8 +27,9 @@
  * before it sleeps); the endpoint raises the next INTx only after irq_ack
  * changed, so no pulse ends unseen while the host has INTx disabled and the
  * line is never asserted again for a host that has not run its handler.
- * An INTx lost anyway (the lab's drop_irq) is recovered when the host arms
- * again (REAP's safety slice), as a lost MSI is. The EPC API has no
+ * An INTx lost anyway (its pulse ended before the host saw it; the lab's
+ * drop_irq) is never acknowledged: it is raised again after 20 ms while the
+ * host has completions it has not consumed (intx_retries). The EPC API has no
  * deassert: each raise is the controller's own pulse (about 1 ms on Tegra234
  * and Cadence).
  *
@@ -75,11 +76,11 @@ static bool fl_cq_intx_busy(struct fl_ep *ep)
 	    ep->state != FL_STATE_READY)
 		return false;
 	ack = le32_to_cpu(READ_ONCE(ep->db->irq_ack));
-	if (ep->intx_out && ack == ep->intx_ack && !fl_cq_intx_overdue(ep, ack)) {
-		ep->intx_wait = true;
-		return true;
-	}
 	if (ep->intx_out && ack == ep->intx_ack) {
+		if (!fl_cq_intx_overdue(ep, ack)) {
+			ep->intx_wait = true;
+			return true;
+		}
 		fl_stat_add(ep, FL_STAT_INTX_RETRIES, 1);
 		dev_info_ratelimited(ep->dev, "INTx not acknowledged within %u ms: raised again\n",
 				     (u32)(FL_INTX_RETRY_NS / NSEC_PER_MSEC));
