@@ -145,6 +145,10 @@ static int fl_ioc_info(struct fl_ep *ep, void __user *arg)
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+/* Every counter lands in its struct fl_stats field, in order */
+static_assert(ARRAY_SIZE(((struct fl_ep_stats *)0)->c) ==
+	      offsetof(struct fl_stats, batch_irqs) / sizeof(__u64) + 1);
+
 static int fl_ioc_stats(struct fl_ep *ep, void __user *arg)
 {
 	struct fl_stats st = {};

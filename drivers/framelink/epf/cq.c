@@ -22,6 +22,13 @@
  *    pass, so an arm it missed is answered within one polling interval even
  *    where a read is no flush (the lab).
  *
+ * Batches (FL_F_CQ_BATCH): the host arms cq_event ahead, at a part of what
+ * it has in flight, and does not flush its arm. The endpoint then loads
+ * cq_event on every pass until an interrupt covers what it published, and
+ * interrupts short of the index once nothing is in flight (fl_cq_batch_idle):
+ * at saturation one interrupt per several frames, and the reads across the
+ * link are only the flush before each interrupt.
+ *
  * INTx (FL_F_INTX_ACK): the host writes fl_bar_doorbell.irq_ack whenever it
  * enabled INTx for the next interrupt (after its handler masked it, and
  * before it sleeps); the endpoint raises the next INTx only after irq_ack
@@ -286,21 +293,71 @@ static void fl_cq_signal(struct fl_ep *ep)
 }
 
 /*
+ * The host armed @event since the last interrupt: an index before cq_prod of
+ * the last interrupt was armed before the host drained what that interrupt
+ * announced, and the host is awake. Compared as a signed distance: a host
+ * that polled more than cq_entries completions without arming (REAP with no
+ * timeout) arms far past cq_signalled, and that arm is fresh.
+ */
+static bool fl_cq_armed(struct fl_ep *ep, u32 event)
+{
+	return (s32)(event - ep->cq_signalled) >= 0;
+}
+
+/* A published completion has passed @event (event in [cq_prod - cq_entries, cq_prod)) */
+static bool fl_cq_passed(struct fl_ep *ep, u32 event)
+{
+	return (u32)(ep->cq_prod - event - 1) < ep->cq_entries;
+}
+
+/*
  * Interrupt when the host armed an event index that a published completion
- * has passed (event in [cq_prod - cq_entries, cq_prod)) and that lies at or
- * after cq_prod of the last interrupt: an index below it was armed before
- * the host drained what that interrupt announced, and the host is awake.
- * Otherwise the batch stays unflushed.
+ * has passed. Otherwise the batch stays unflushed.
  */
 static void fl_cq_check_event(struct fl_ep *ep)
 {
 	u32 event = le32_to_cpu(READ_ONCE(ep->db->cq_event));
 
-	if ((u32)(ep->cq_prod - event - 1) < ep->cq_entries &&
-	    fl_ring_used(event, ep->cq_signalled) <= ep->cq_entries)
+	if (fl_cq_passed(ep, event) && fl_cq_armed(ep, event))
 		fl_cq_signal(ep);
 	else
 		ep->cq_unflushed = true;
+}
+
+/* A transfer was started and not yet published: its publish looks at cq_event again */
+static bool fl_cq_in_flight(struct fl_ep *ep)
+{
+	return ep->tx_done != ep->tx_cons || ep->rx_done != ep->rx_cons;
+}
+
+/*
+ * FL_F_CQ_BATCH, nothing new to publish. Until an interrupt covers what was
+ * published, cq_event is loaded again on every pass: the host does not flush
+ * its arm, so this is how an arm that crossed our last load is seen. While
+ * transfers are in flight that is all (no read across the link per batch:
+ * their publish comes soon and looks again). With nothing in flight the
+ * batch has ended: completions the host armed for and has not consumed get
+ * their interrupt now, short of the index; consumed ones need none.
+ */
+static void fl_cq_batch_idle(struct fl_ep *ep)
+{
+	u32 event, cons;
+
+	if (ep->cq_prod == ep->cq_signalled)
+		return;
+	event = le32_to_cpu(READ_ONCE(ep->db->cq_event));
+	if (!fl_cq_armed(ep, event))
+		return;
+	if (fl_cq_passed(ep, event)) {
+		fl_cq_signal(ep);
+		return;
+	}
+	/* the host has not caught up with the last interrupt yet: it is awake */
+	cons = le32_to_cpu(READ_ONCE(ep->db->cq_cons));
+	if (fl_cq_in_flight(ep) || cons == ep->cq_prod || (s32)(cons - ep->cq_signalled) < 0)
+		return;
+	fl_stat_add(ep, FL_STAT_BATCH_IRQS, 1);
+	fl_cq_signal(ep);
 }
 
 /*
@@ -317,6 +374,10 @@ static void fl_cq_idle(struct fl_ep *ep)
 	}
 	if (!(ep->accepted & FL_F_CQ_EVENT))
 		return;
+	if (ep->accepted & FL_F_CQ_BATCH) {
+		fl_cq_batch_idle(ep);
+		return;
+	}
 	if (ep->cq_unflushed) {
 		fl_cqmap_flush(ep);
 		ep->cq_unflushed = false;

@@ -107,5 +107,6 @@ u32 fl_cqmap_flush(struct fl_ep *ep)
 {
 	/* The stores are issued before the read that flushes them */
 	wmb();
+	fl_stat_add(ep, FL_STAT_LINK_READS, 1);
 	return readl(ep->cqm_va + offsetof(struct fl_host_status, cq_prod));
 }

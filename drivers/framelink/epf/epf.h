@@ -296,10 +296,10 @@ struct fl_fifo {
 
 /**
  * struct fl_ep_stats - counters behind FL_IOC_STATS (atomics: engine, callbacks, ioctls)
- * @c: one per struct fl_stats field up to intx_retries.
+ * @c: one per struct fl_stats field up to batch_irqs.
  */
 struct fl_ep_stats {
-	atomic64_t c[18];
+	atomic64_t c[20];
 };
 
 #define FL_STAT_TX_FRAMES	0
@@ -320,6 +320,8 @@ struct fl_ep_stats {
 #define FL_STAT_DMA_LEAKED	15
 #define FL_STAT_STATUS_REPAIRS	16
 #define FL_STAT_INTX_RETRIES	17
+#define FL_STAT_LINK_READS	18
+#define FL_STAT_BATCH_IRQS	19
 
 /**
  * struct fl_notify_src - what wakes the engine to look at BAR0 (RC -> EP)

@@ -89,6 +89,7 @@ static long fl_ioc_info(struct fl_host *host, void __user *argp)
 	info.mmap_offset = 0;
 	info.tx_depth = host->tx_depth;
 	info.rx_depth = host->rx_depth;
+	info.cq_entries = host->cq_entries;
 	/* FL_IRQ_* == FL_NOTIFY_* for 0..3; polled after a failed interrupt self-test */
 	info.notify = fl_host_irq_live(host) ? host->irq_type : FL_NOTIFY_POLL;
 	info.link_speed = host->link_speed;
@@ -253,7 +254,9 @@ static int fl_reap_out(struct fl_host *host, struct fl_completion __user *up, u3
 }
 
 /*
- * The safety slice ended a REAP wait with completions waiting in host memory. Either the
+ * The safety slice ended a REAP wait with completions in host memory past the armed event
+ * index (with %FL_F_CQ_BATCH, completions short of it may wait for the rest of the batch,
+ * legitimately). Either the
  * interrupt is late (a busy endpoint, a slow VM) or it was lost (the notification protocol
  * failed): nothing raises a lost one later, since the endpoint interrupts only for an index
  * the host arms again. Give it one more slice; if none comes, count a lost wake-up. Counted,
@@ -265,8 +268,7 @@ static void fl_reap_safety_check(struct fl_host *host, s64 seen)
 	bool waiting;
 
 	mutex_lock(&host->lock);
-	waiting = host->enabled && !host->dead &&
-		  le32_to_cpu(READ_ONCE(host->status->cq_prod)) != host->cq_cons;
+	waiting = host->enabled && !host->dead && fl_q_arm_passed(host);
 	mutex_unlock(&host->lock);
 	if (!waiting || wait_event_interruptible_timeout(host->wq, READ_ONCE(host->dead) ||
 							 atomic64_read(&host->irqs) != seen,

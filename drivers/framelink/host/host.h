@@ -116,6 +116,7 @@ struct fl_rx_shadow {
  * @rx_prod: rx descriptors written.
  * @rx_cons: rx descriptors completed.
  * @cq_cons: completions consumed (as written to BAR0); read locklessly by the IRQ handler.
+ * @cq_armed: the event index last written to cq_event (fl_q_arm()).
  * @tx_seq: next tx sequence number (continues across resets).
  * @fifo_head: position in @fifo of the next completion to reap.
  * @fifo_len: completions in @fifo; read locklessly by waiters.
@@ -217,6 +218,7 @@ struct fl_host {
 	u32 rx_prod;
 	u32 rx_cons;
 	u32 cq_cons;
+	u32 cq_armed;
 	u32 tx_seq;
 	u32 fifo_head;
 	u32 fifo_len;
@@ -297,6 +299,7 @@ int fl_q_rx_one(struct fl_host *host, u32 buf);
 void fl_q_rx_kick(struct fl_host *host);
 void fl_q_drain(struct fl_host *host);
 bool fl_q_arm(struct fl_host *host);
+bool fl_q_arm_passed(struct fl_host *host);
 void fl_q_init_rings(struct fl_host *host);
 void fl_q_fail_all(struct fl_host *host, int err);
 int fl_q_reset(struct fl_host *host, int err);

@@ -4,17 +4,21 @@
  * RX: fl_rx_desc entries and rx_prod. Completions: the endpoint writes fl_cqe entries and
  * then cq_prod into host memory; the host copies each entry out once, validates it against
  * what it wrote (shadow rings) and queues an fl_completion for REAP. Only posted writes go
- * to BAR0 here, but for the one flushing read in fl_q_arm(); nothing allocates.
+ * to BAR0 here, but for the one flushing read in fl_q_arm() (none with %FL_F_CQ_BATCH);
+ * nothing allocates.
  *
  * Interrupt moderation, NAPI style: the interrupt handler only counts and wakes. Draining
  * happens in the consumer (REAP, poll()), which polls host memory while completions flow and
- * arms fl_bar_doorbell.cq_event only when it is about to sleep; an armed event fires once,
- * so a busy stream takes far fewer than one interrupt per frame.
+ * arms fl_bar_doorbell.cq_event only when it is about to sleep; an armed event fires once.
+ * With %FL_F_CQ_BATCH it arms at irq_batch percent of the frames in flight, not at the next
+ * completion, so a saturated stream takes one interrupt per several frames.
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/string.h>
 
 #include "host.h"
@@ -22,6 +26,11 @@
 #include "trace.h"
 
 #define FL_DB(f)	(FL_BAR_DOORBELL_OFFSET + offsetof(struct fl_bar_doorbell, f))
+
+static unsigned int irq_batch = 75;
+module_param(irq_batch, uint, 0644);
+MODULE_PARM_DESC(irq_batch,
+		 "interrupt after this percentage of the frames in flight has completed (default 75; 0 = at every completion); needs the endpoint's FL_F_CQ_BATCH");
 
 /**
  * fl_q_init_rings() - forget ring state before an enable (the endpoint starts at 0 too)
@@ -34,6 +43,7 @@ void fl_q_init_rings(struct fl_host *host)
 	host->rx_prod = 0;
 	host->rx_cons = 0;
 	WRITE_ONCE(host->cq_cons, 0);
+	host->cq_armed = 0;
 }
 
 static void fl_q_push(struct fl_host *host, const struct fl_completion *c)
@@ -433,31 +443,69 @@ void fl_q_intx_work(struct work_struct *work)
 	mutex_unlock(&host->lock);
 }
 
+/*
+ * Completions to wait for before the next interrupt (%FL_F_CQ_BATCH): irq_batch percent of
+ * the frames in flight (sent and not completed, buffers posted and not filled), at least 1.
+ * Every transfer in flight completes in bounded time, and the endpoint interrupts short of
+ * the index once none is left, so a batch that ends early still wakes the sleeper.
+ */
+static u32 fl_q_batch(struct fl_host *host)
+{
+	u32 inflight = (host->tx_prod - host->tx_cons) + (host->rx_prod - host->rx_cons);
+
+	return max(1U, inflight * min(READ_ONCE(irq_batch), 100U) / 100);
+}
+
 /**
- * fl_q_arm() - ask for an interrupt at the next completion, before sleeping
+ * fl_q_arm() - ask for an interrupt at the next completion (or batch), before sleeping
  * @host: the device; fl_host.lock held.
  *
  * The endpoint stores cq_prod and then loads cq_event; we store cq_event and then load
  * cq_prod. Both stores are posted, so without a flush both loads can see the old value:
- * the endpoint skips the interrupt and we sleep (a lost wake-up). The read of BAR0 after
- * the write is that flush: its completion comes back after the write reached the endpoint.
- * Only here, on the way to sleep, never per completion.
+ * the endpoint skips the interrupt and we sleep (a lost wake-up). Without %FL_F_CQ_BATCH the
+ * read of BAR0 after the write is that flush: its completion comes back after the write
+ * reached the endpoint; only here, on the way to sleep, never per completion. With it the
+ * endpoint loads cq_event again on every pass until it interrupts, so the arm is seen
+ * within its polling interval and the host reads nothing across the link.
  *
  * Return: true when a completion arrived meanwhile (drain again instead of sleeping).
  */
 bool fl_q_arm(struct fl_host *host)
 {
+	u32 event = host->cq_cons;
+
 	lockdep_assert_held(&host->lock);
 	if (host->dead || !host->enabled)
 		return false;
 	/* listening again before sleeping: INTx enabled (unless still asserted), irq_ack */
 	if (host->irq_type == FL_IRQ_INTX)
 		fl_q_intx_ready(host, false);
-	writel(host->cq_cons, host->bar + FL_DB(cq_event));
-	readl(host->bar + FL_DB(cq_event));
+	if (host->features & FL_F_CQ_BATCH)
+		event += fl_q_batch(host) - 1;
+	host->cq_armed = event;
+	writel(event, host->bar + FL_DB(cq_event));
+	/* with batches the endpoint loads cq_event until it interrupts: no flush needed */
+	if (!(host->features & FL_F_CQ_BATCH)) {
+		readl(host->bar + FL_DB(cq_event));
+		host->stats.link_reads++;
+	}
 	/* cq_prod is loaded after the flushing read returned (virtio's enable_cb_delayed) */
 	mb();
 	return le32_to_cpu(READ_ONCE(host->status->cq_prod)) != host->cq_cons;
+}
+
+/**
+ * fl_q_arm_passed() - has a published completion passed the armed event index?
+ * @host: the device; fl_host.lock held.
+ *
+ * Return: true when the endpoint owes an interrupt for what is in host memory.
+ */
+bool fl_q_arm_passed(struct fl_host *host)
+{
+	u32 prod = le32_to_cpu(READ_ONCE(host->status->cq_prod));
+
+	lockdep_assert_held(&host->lock);
+	return prod != host->cq_cons && (u32)(prod - host->cq_armed - 1) < host->cq_entries;
 }
 
 /**

@@ -105,8 +105,22 @@
 #define FL_IRQT_NONE		3	/* nothing answered: no interrupts, the host polls */
 /* ---- end of interrupt self-test ---- */
 
+/*
+ * Batched completion interrupts (issue 10): the host may arm cq_event ahead of cq_cons, at a
+ * part of the frames it has in flight, so that a busy stream takes one interrupt per several
+ * completions. The endpoint then interrupts also when it has published completions the host
+ * has not consumed (cq_cons behind cq_prod) and no transfer is left in flight: a batch that
+ * ends short of the index still wakes the host, once, without a timer. And it loads
+ * cq_event again after every publish and on every polling pass until an interrupt covers
+ * what it published, so the host need not flush its cq_event store with a read of BAR0 (an
+ * arm the endpoint missed is answered at its next pass, within poll_max_us).
+ * A peer that does not know the bit neither offers nor accepts it: the host then arms
+ * cq_event at cq_cons and reads BAR0 back before it sleeps, as before.
+ */
+#define FL_F_CQ_BATCH		(1ULL << 5)
+
 #define FL_F_ALL		(FL_F_CQ_EVENT | FL_F_DMA | FL_F_TIMESTAMPS | FL_F_INTX_ACK | \
-				 FL_F_IRQ_TEST)
+				 FL_F_IRQ_TEST | FL_F_CQ_BATCH)
 
 /**
  * struct fl_bar_header - what the endpoint offers (BAR0 + 0x0, 256 bytes)
@@ -207,7 +221,9 @@ struct fl_bar_status {
  * @rx_prod: free-running count of fl_rx_desc entries the host has written.
  * @cq_cons: free-running count of completions the host has consumed.
  * @cq_event: with %FL_F_CQ_EVENT, the endpoint interrupts only when publishing moves
- *	cq_prod past this index (the host re-arms it to cq_cons when it goes idle).
+ *	cq_prod past this index (the host re-arms it to cq_cons when it goes idle; with
+ *	%FL_F_CQ_BATCH possibly further ahead, and the endpoint interrupts at the end of a
+ *	batch too).
  * @irq_ack: with %FL_F_INTX_ACK, free-running count of the times the host enabled INTx
  *	for the next interrupt; the endpoint raises its next INTx only after it changed.
  * @irq_test: with %FL_F_IRQ_TEST, free-running count of the interrupts the host's handler
@@ -381,6 +397,7 @@ struct fl_cqe {
  * @rd_crossover: frames from the host below this size are copied by the endpoint CPU
  *	(endpoint; 0 from a driver older than the field: @crossover then applies both ways).
  * @xfer_backend: FL_XFER_* (endpoint; 0 on the host and from older drivers).
+ * @cq_entries: completion ring entries (host; 0 on the endpoint and from older drivers).
  * @reserved: zero.
  */
 struct fl_info {
@@ -404,7 +421,8 @@ struct fl_info {
 	__u16 reserved16;
 	__u32 rd_crossover;
 	__u32 xfer_backend;
-	__u32 reserved[13];
+	__u32 cq_entries;
+	__u32 reserved[12];
 };
 
 /**
@@ -517,6 +535,14 @@ struct fl_reap {
  * @intx_retries: INTx raised again because the host did not acknowledge the last one within
  *	20 ms with completions unconsumed: a pulse the host never saw (endpoint; since ABI 1.0
  *	in a reserved word, 0 from an older endpoint).
+ * @link_reads: CPU loads across the link on the data path (the host's read of BAR0 before
+ *	it sleeps without %FL_F_CQ_BATCH; the endpoint's read back through the outbound window
+ *	that flushes completions before an interrupt or before it stops looking at cq_event).
+ *	Each costs a round trip over PCIe (since ABI 1.0 in a reserved word, 0 from an older
+ *	driver).
+ * @batch_irqs: interrupts the endpoint raised with %FL_F_CQ_BATCH at the end of a batch,
+ *	short of the host's cq_event, since nothing more was in flight (endpoint; reserved
+ *	word before, 0 from an older endpoint).
  * @reserved: zero.
  */
 struct fl_stats {
@@ -538,7 +564,9 @@ struct fl_stats {
 	__u64 dma_leaked;
 	__u64 status_repairs;
 	__u64 intx_retries;
-	__u64 reserved[14];
+	__u64 link_reads;
+	__u64 batch_irqs;
+	__u64 reserved[12];
 };
 
 #define FL_IOC_MAGIC		0xB9
@@ -597,5 +625,6 @@ FL_ABI_ASSERT(sizeof(struct fl_completion) == 64);
 FL_ABI_ASSERT(offsetof(struct fl_completion, cookie) == 24);
 FL_ABI_ASSERT(sizeof(struct fl_reap) == 32);
 FL_ABI_ASSERT(sizeof(struct fl_stats) == 256);
+FL_ABI_ASSERT(offsetof(struct fl_stats, link_reads) == 144);
 
 #endif /* _UAPI_LINUX_FRAMELINK_H */

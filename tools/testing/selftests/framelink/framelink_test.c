@@ -760,6 +760,130 @@ TEST_F(fl, host_poll_without_vector)
 	ASSERT_EQ(0, c.status);
 }
 
+/*
+ * The endpoint app closes and opens again: no slot posted, so a host frame waits in the tx
+ * ring until a child posts slot 0 @delay_ms later. Returns the child's pid.
+ */
+static pid_t ep_slot_later(struct __test_metadata *_metadata, struct _test_data_fl *self,
+			   unsigned int delay_ms)
+{
+	uint32_t slot = 0;
+	pid_t pid;
+
+	fl_close(&self->ep);
+	usleep(100000);
+	if (fl_open(&self->ep, "FL_EP_DEV", "/dev/framelink-ep0"))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		usleep(delay_ms * 1000);
+		_exit(fl_post(&self->ep, &slot, 1, NULL) ? 1 : 0);
+	}
+	return pid;
+}
+
+/*
+ * poll() on the host sleeps before the completion exists and must be woken by the
+ * endpoint's interrupt: returns how long it slept, -1 when it was not woken.
+ */
+static long host_sleep_until_frame(struct __test_metadata *_metadata, struct _test_data_fl *self,
+				   struct fl_stats *before, struct fl_stats *after)
+{
+	struct fl_frame f = { .buf = 0, .bytes = 64, .flags = FL_FRAME_EOF, .cookie = 0xb47c };
+	struct pollfd p = { .fd = self->host.fd, .events = POLLIN };
+	struct fl_completion c;
+	uint64_t t0;
+	long slept;
+	pid_t pid;
+	int st;
+
+	pid = ep_slot_later(_metadata, self, 300);
+	if (pid < 0)
+		return -1;
+	if (ioctl(self->host.fd, FL_IOC_STATS, before) || fl_submit(&self->host, &f, 1, NULL))
+		return -1;
+	t0 = now_ms();
+	slept = poll(&p, 1, FL_TIMEOUT_MS) == 1 && (p.revents & POLLIN) ?
+		(long)(now_ms() - t0) : -1;
+	if (ioctl(self->host.fd, FL_IOC_STATS, after))
+		return -1;
+	if (waitpid(pid, &st, 0) != pid || WEXITSTATUS(st))
+		return -1;
+	if (fl_reap_one(&self->ep, FL_Q_RX, &c) || c.cookie != f.cookie ||
+	    fl_reap_one(&self->host, FL_Q_TX, &c) || c.status)
+		return -1;
+	return slept;
+}
+
+/*
+ * Issue 10: a host app that busy-polls (REAP with timeout 0: no interrupt armed) for more
+ * completions than the completion ring holds, then sleeps in poll(). Its arm lies more
+ * than cq_entries past the endpoint's last interrupt; an endpoint that took that for an
+ * old arm never interrupted again, and poll() slept to its timeout.
+ */
+TEST_F(fl, wakeup_after_busy_polling)
+{
+	uint32_t i, n = self->host.info.cq_entries + 8;
+	struct fl_frame f = { .buf = 0, .bytes = 64, .flags = FL_FRAME_EOF };
+	struct fl_stats before, after;
+	struct fl_completion c;
+	struct fl_reap r;
+	int spins;
+	long slept;
+
+	if (strcmp(variant->path, "cpu"))
+		SKIP(return, "the cpu variant covers it");
+	if (!self->host.info.cq_entries)
+		SKIP(return, "the host does not report its completion ring size");
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, fl_submit(&self->host, &f, 1, NULL));
+		ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c));
+		ASSERT_EQ(0, fl_post(&self->ep, &c.buf, 1, NULL));
+		for (spins = 0; spins < 50000; spins++) {
+			r = (struct fl_reap){ .ptr = (uintptr_t)&c, .max = 1, .timeout_ms = 0 };
+			ASSERT_EQ(0, ioctl(self->host.fd, FL_IOC_REAP, &r));
+			if (r.count)
+				break;
+			usleep(100);
+		}
+		ASSERT_EQ(1, r.count);
+		ASSERT_EQ(FL_Q_TX, c.queue);
+	}
+	slept = host_sleep_until_frame(_metadata, self, &before, &after);
+	TH_LOG("after %u busy-polled completions poll() slept %ld ms (slot posted at 300 ms)",
+	       n, slept);
+	ASSERT_GE(slept, 0);
+	EXPECT_LT(slept, 3000);
+	EXPECT_LT(before.interrupts, after.interrupts);
+}
+
+/*
+ * Issue 10, FL_F_CQ_BATCH: the host arms for most of what it has in flight (here one frame
+ * sent and the receive buffers posted, which nothing fills), so the batch ends short of the
+ * index. The endpoint must interrupt once nothing is left in flight.
+ */
+TEST_F(fl, batch_ending_short_wakes)
+{
+	struct fl_stats before, after, eb, ea;
+	long slept;
+
+	if (strcmp(variant->path, "cpu"))
+		SKIP(return, "the cpu variant covers it");
+	if (!(self->host.info.features & FL_F_CQ_BATCH))
+		SKIP(return, "FL_F_CQ_BATCH not negotiated");
+	ASSERT_EQ(0, ioctl(self->ep.fd, FL_IOC_STATS, &eb));
+	slept = host_sleep_until_frame(_metadata, self, &before, &after);
+	ASSERT_EQ(0, ioctl(self->ep.fd, FL_IOC_STATS, &ea));
+	TH_LOG("poll() slept %ld ms (slot posted at 300 ms); endpoint batch interrupts +%llu",
+	       slept, (unsigned long long)(ea.batch_irqs - eb.batch_irqs));
+	ASSERT_GE(slept, 0);
+	EXPECT_LT(slept, 3000);
+	EXPECT_LT(before.interrupts, after.interrupts);
+	EXPECT_LT(eb.batch_irqs, ea.batch_irqs);
+	/* the host read nothing across the link to arm */
+	EXPECT_EQ(before.link_reads, after.link_reads);
+}
+
 static int link_set(const char *knob, const char *v)
 {
 	int fd = open(knob, O_WRONLY);
