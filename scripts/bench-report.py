@@ -10,7 +10,8 @@ import os
 import sys
 
 FIELDS = ("mode dir size depth frames ns gbps fps p50_us p99_us max_us irq_per_frame "
-          "raise_per_frame dma cpu bad ceiling_gbps read_restarts write_restarts").split()
+          "raise_per_frame dma cpu bad react_p50_us react_p99_us react_max_us reads_per_frame "
+          "ceiling_gbps read_restarts write_restarts").split()
 MIB = 1 << 20
 
 
@@ -38,18 +39,23 @@ def load(path):
 
 def table(rows):
     print("GB/s = 10^9 bytes/s of payload; % = of the link model's ceiling for that direction;")
-    print("latency = SUBMIT on one end to delivery on the other (both at once: per direction)")
+    print("latency = SUBMIT on one end to delivery on the other (both at once: per direction);")
+    print("react = SUBMIT to the endpoint issuing the copy (q1: the doorbell-to-DMA time; q8")
+    print("includes the frames ahead); reads/fr = CPU loads across the link per frame, both ends")
     hdr = (f"{'size':>5} {'run':<18} {'GB/s':>7} {'%ceil':>6} {'frames/s':>9} {'irq/fr':>6} "
-           f"{'p50_us':>9} {'p99_us':>9} {'max_us':>9} {'p99/p50':>7} {'dma':>5} {'cpu':>5}")
+           f"{'reads/fr':>8} {'p50_us':>9} {'p99_us':>9} {'max_us':>9} {'p99/p50':>7} "
+           f"{'react_p50':>9} {'react_p99':>9} {'react_max':>9} {'dma':>5} {'cpu':>5}")
     print(hdr)
     for r in sorted(rows, key=lambda r: (r["size"], r["mode"] == "pcitest", r["label"])):
         ratio = r["p99_us"] / r["p50_us"] if r["p50_us"] else 0
         print(f"{human(r['size']):>5} {r['label']:<18} {r['gbps']:7.3f} {r['pct']:6.1f} "
-              f"{r['fps']:9.1f} {r['irq_per_frame']:6.3f} {r['p50_us']:9.1f} {r['p99_us']:9.1f} "
-              f"{r['max_us']:9.1f} {ratio:7.2f} {int(r['dma']):5d} {int(r['cpu']):5d}")
+              f"{r['fps']:9.1f} {r['irq_per_frame']:6.3f} {r['reads_per_frame']:8.3f} "
+              f"{r['p50_us']:9.1f} {r['p99_us']:9.1f} {r['max_us']:9.1f} {ratio:7.2f} "
+              f"{r['react_p50_us']:9.1f} {r['react_p99_us']:9.1f} {r['react_max_us']:9.1f} "
+              f"{int(r['dma']):5d} {int(r['cpu']):5d}")
 
 
-def targets(rows):
+def targets(rows, allocs):
     """Issue 10's targets, each with the worst row it applies to."""
     fl = [r for r in rows if r["mode"] != "pcitest"]
     one = [r for r in fl if r["mode"] != "both" and r["depth"] > 1]
@@ -65,6 +71,10 @@ def targets(rows):
         ("latency >= 1 MiB, steady stream: p99 <= 1.2 x p50",
          [r for r in one if r["size"] >= MIB and r["p50_us"]],
          lambda r: r["p99_us"] / r["p50_us"], 1.2, False),
+        ("hot path: CPU reads across the link per frame (>= 1 MiB, q > 1): 0",
+         [r for r in one if r["size"] >= MIB], lambda r: r["reads_per_frame"], 0.0, False),
+        ("hot path: framelink slab allocations per 32 frames: 0", allocs,
+         lambda r: r["host"] + r["ep"], 0.0, False),
     ]
     print("\ntargets (issue 10), worst case of the rows each applies to:")
     for name, sel, val, lim, higher in checks:
@@ -127,20 +137,56 @@ def plots(rows, out):
     print(f"plots: {out}/throughput.png {out}/ceiling.png {out}/latency.png")
 
 
+def load_meta(path):
+    """The rate line, the allocation counts (csv-alloc) and the moderation sweep of a run."""
+    rate, allocs, sweep = None, [], []
+    if os.path.exists(path):
+        for rec in csv.reader(open(path)):
+            if rec and rec[0] == "csv-rate":
+                rate = rec
+            elif rec and rec[0] == "csv-sweep" and len(rec) == 7:
+                sweep.append(rec[1:])
+            elif rec and rec[0] == "csv-alloc" and len(rec) == 8:
+                allocs.append({"size": int(rec[2]), "label": f"{rec[1]}, 32 frames",
+                               "host": int(rec[4]), "ep": int(rec[5]), "prov": int(rec[6]),
+                               "lost": int(rec[7])})
+    return rate, allocs, sweep
+
+
+def sweep_table(sweep):
+    """Interrupts per frame against latency spread for each irq_batch (1 MiB, q16)."""
+    if not sweep:
+        return
+    print("\nmoderation sweep, 1 MiB frames, 16 in flight (framelink-host irq_batch):")
+    print(f"{'irq_batch':>9} {'dir':>4} {'GB/s':>7} {'p50_us':>10} {'p99_us':>10} "
+          f"{'p99/p50':>7} {'irq/fr':>6}")
+    for b, d, gbps, p50, p99, irq in sweep:
+        ratio = float(p99) / float(p50) if float(p50) else 0
+        print(f"{b:>9} {d:>4} {float(gbps):7.3f} {float(p50):10.1f} {float(p99):10.1f} "
+              f"{ratio:7.2f} {float(irq):6.3f}")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
     rows = load(os.path.join(out, "bench.csv"))
     if not rows:
         print(f"bench-report: no rows in {out}/bench.csv")
         return 1
-    meta = os.path.join(out, "meta.csv")
-    if os.path.exists(meta):
-        for rec in csv.reader(open(meta)):
-            if rec and rec[0] == "csv-rate":
-                print(f"copy speed with the model off: h2e {rec[1]} GB/s, e2h {rec[2]} GB/s; "
-                      f"model rate {rec[3]} Mbit/s (1/4 of the slower)")
+    rate, allocs, sweep = load_meta(os.path.join(out, "meta.csv"))
+    if rate and len(rate) >= 6:
+        print(f"model off: 4 MiB h2e {rate[1]} GB/s, e2h {rate[2]} GB/s; 64 KiB h2e {rate[4]} "
+              f"GB/s, e2h {rate[5]} GB/s; model rate {rate[3]} Mbit/s (the lower of 1/4 of the "
+              "4 MiB speed and 1/2 of the 64 KiB speed)")
+    elif rate:
+        print(f"copy speed with the model off: h2e {rate[1]} GB/s, e2h {rate[2]} GB/s; "
+              f"model rate {rate[3]} Mbit/s (1/4 of the slower)")
     table(rows)
-    targets(rows)
+    for a in allocs:
+        print(f"slab allocations, {a['label']} more: framelink-host {a['host']}, framelink-epf "
+              f"{a['ep']}, DMA provider {a['prov']}" +
+              (f" (trace lost {a['lost']} events: incomplete)" if a["lost"] else ""))
+    sweep_table(sweep)
+    targets(rows, allocs)
     plots(rows, out)
     return 0
 

@@ -20,7 +20,7 @@ tail -n 3 "$out/vm.out"
 tr -d '\r' <"$out/console.log" |
 	awk '/FRAMELINK TAP BEGIN/ { on = 1; next } /FRAMELINK TAP END/ { on = 0 } on' >"$out/tap.txt"
 grep '^csv,' "$out/tap.txt" >"$out/bench.csv" || true
-grep -E '^csv-(rate|head),' "$out/tap.txt" >"$out/meta.csv" || true
+grep -E '^csv-(rate|head|alloc|sweep),' "$out/tap.txt" >"$out/meta.csv" || true
 # Debian's python3: python3-matplotlib is installed for it, whatever python3 is first in PATH
 /usr/bin/python3 scripts/bench-report.py "$out" | tee "$out/table.txt"
 exit $rc

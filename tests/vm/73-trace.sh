@@ -6,6 +6,8 @@
 # -> host stream of 4 KiB frames (below the 64 KiB crossover: CPU copies) must leave every
 # event, each frame's transfer on the path it took, and one frame's events in the order of
 # its life: SUBMIT on the host, transfer started, transfer done, completion on the host.
+# Then the kmem tracepoints count slab allocations by call site: none per frame in either
+# framelink module.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 . /tests/framelink-lib.sh
@@ -69,5 +71,17 @@ echo "# frame $c: host submit $s, endpoint start $x0, done $x1, host completion 
 t_check "trace: one frame's life in order (submit <= start <= done <= completion)" \
 	awk -v a="$s" -v b="$x0" -v c="$x1" -v d="$d" \
 	'BEGIN { exit !(a != "" && b != "" && c != "" && d != "" && a <= b && b <= c && c <= d) }'
+
+# Nothing allocates on the data path (issue 10): the framelink modules' slab allocations in
+# a stream of 24 and of 72 frames are the same (setup's); the DMA provider's are shown.
+a1=$(fl_allocs h2e 64K 24)
+a2=$(fl_allocs h2e 64K 72)
+echo "# allocations (host epf provider overrun): 24 frames: $a1; 72 frames: $a2"
+set -- $a1 $a2
+t_check "trace: no trace events lost while counting allocations" test "$4" = 0 -a "$8" = 0
+t_check "trace: framelink-host allocates nothing per frame (48 more frames: +$(($5 - $1)))" \
+	test "$5" = "$1"
+t_check "trace: framelink-epf allocates nothing per frame (48 more frames: +$(($6 - $2)))" \
+	test "$6" = "$2"
 
 t_check "trace: tear down" fl_down

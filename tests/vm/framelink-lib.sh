@@ -111,3 +111,30 @@ fl_stream() {
 	tail -n 3 /tmp/fl-bench.out | sed 's/^/# /'
 	return $_rc
 }
+
+# fl_allocs MODE SIZE N: slab allocations (kmem tracepoints kmalloc and kmem_cache_alloc) made
+# during `framelink stream -m MODE -s SIZE -n N -q 8`, by call site: prints "HOST EP PROVIDER
+# OVERRUN": framelink_host, framelink_epf, pci-epc-loop (the DMA provider: dmaengine's prep
+# allocates descriptors, as dw-edma's does) and events the trace buffer lost (counts then
+# incomplete). Setup (open, mmap, POST) allocates too: compare two N to get per frame.
+fl_allocs() {
+	local T=/sys/kernel/tracing e
+	[ -e $T/trace ] || mount -t tracefs nodev $T 2>/dev/null
+	echo 0 >$T/tracing_on
+	echo 8192 >$T/buffer_size_kb
+	echo >$T/trace
+	for e in kmalloc kmem_cache_alloc kmalloc_node kmem_cache_alloc_node; do
+		[ -e $T/events/kmem/$e/enable ] && echo 1 >$T/events/kmem/$e/enable
+	done
+	echo 1 >$T/tracing_on
+	framelink stream -m "$1" -s "$2" -n "$3" -q 8 >/tmp/fl-allocs.out 2>&1
+	echo 0 >$T/tracing_on
+	for e in kmalloc kmem_cache_alloc kmalloc_node kmem_cache_alloc_node; do
+		[ -e $T/events/kmem/$e/enable ] && echo 0 >$T/events/kmem/$e/enable
+	done
+	cat $T/trace >/tmp/fl-allocs.txt
+	echo "$(grep -c '\[framelink_host\]' /tmp/fl-allocs.txt) $(grep -c '\[framelink_epf\]' /tmp/fl-allocs.txt)" \
+		"$(grep -c '\[pci_epc_loop\]' /tmp/fl-allocs.txt)" \
+		"$(cat $T/per_cpu/cpu*/stats | awk '/^overrun/ { s += $2 } END { print s + 0 }')"
+	echo >$T/trace
+}

@@ -7,8 +7,10 @@
  *   framelink stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV]
  *                    [--csv]
  *
- * Each direction keeps up to DEPTH frames in flight (sent, not yet received): DEPTH 1 is the
- * one-frame-at-a-time control. The sender stamps each frame's cookie into its first and last
+ * Each end runs in its own thread and waits on its own device only, as on two boards (one
+ * poll() over both devices would let an endpoint event harvest the host's completions without
+ * the host's interrupt). Each sender keeps up to DEPTH frames in flight (submitted, its buffer
+ * not yet completed): DEPTH 1 is the one-frame-at-a-time control. The sender stamps each frame's cookie into its first and last
  * 8 bytes; the receiver checks both and poisons them before the buffer goes back, so a frame
  * that did not arrive (or arrived short) cannot pass as a later one. The payload between is
  * not checked: the emulated CPU would otherwise be the bench's limit (the kselftest and
@@ -18,11 +20,16 @@
  * frame's delivery on the receiving end), frames/s, latency (SUBMIT on one end to delivery
  * on the other: both ends share CLOCK_MONOTONIC, as the completions' timestamps do),
  * interrupts per frame taken by the host and raised by the endpoint, and the frames the
- * endpoint moved by DMA and by CPU copy. --csv adds one "csv," line per direction.
+ * endpoint moved by DMA and by CPU copy. --csv adds one "csv," line per direction, with
+ * two more measures: the reaction time (SUBMIT to the endpoint issuing the frame's copy,
+ * from the completions' ts_dma_start: with one frame in flight the doorbell-to-DMA time,
+ * with more it includes waiting for the frames ahead) as p50/p99/max, and the CPU loads
+ * across the link per frame (both ends' link_reads).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +46,14 @@ struct st_dir {
 	struct fl_dev *tx, *rx;
 	u32 txb[ST_MAX_BATCH], ntxfree, ntx;
 	u32 rxb[ST_MAX_BATCH], nrx;
-	u64 count, sent, received, bad, tag;
-	u64 *tsub, *lat;
+	u64 count, sent, received, bad, txbad, tag;
+	u64 *tsub, *lat, *react, nreact;
 	u64 t0, t_last;
+};
+
+/* p50, p99 and max of @n samples (sorted in place) */
+struct st_pct {
+	u64 p50, p99, max;
 };
 
 struct st_opts {
@@ -82,8 +94,10 @@ static int st_dir_init(struct st_dir *s, const struct st_opts *o, u32 txfirst, u
 	s->tag = ((fl_now_ns() >> 10) & 0xffff) | 1;
 	s->tsub = calloc(o->count, sizeof(*s->tsub));
 	s->lat = calloc(o->count, sizeof(*s->lat));
-	if (!s->tsub || !s->lat)
+	s->react = calloc(o->count, sizeof(*s->react));
+	if (!s->tsub || !s->lat || !s->react)
 		return -ENOMEM;
+	ntx = ntx < o->depth ? ntx : o->depth;
 	ntx = ntx < ST_MAX_BATCH ? ntx : ST_MAX_BATCH;
 	nrx = nrx < s->rx->info.rx_depth ? nrx : s->rx->info.rx_depth;
 	nrx = nrx < ST_MAX_BATCH ? nrx : ST_MAX_BATCH;
@@ -105,8 +119,7 @@ static int st_dir_send(struct st_dir *s, const struct st_opts *o)
 	u32 k = 0, acc = 0, i;
 	int ret;
 
-	while (s->sent + k < s->count && s->ntxfree && s->sent + k - s->received < o->depth &&
-	       s->sent + k - s->received < s->nrx) {
+	while (s->sent + k < s->count && s->ntxfree) {
 		u32 b = s->txb[--s->ntxfree];
 		u64 cookie = s->tag << 48 | (s->sent + k);
 
@@ -119,8 +132,9 @@ static int st_dir_send(struct st_dir *s, const struct st_opts *o)
 		return 0;
 	if (!s->sent)
 		s->t0 = fl_now_ns();
+	/* read by the receiving end's thread once the frame arrived there */
 	for (i = 0; i < k; i++)
-		s->tsub[s->sent + i] = fl_now_ns();
+		__atomic_store_n(&s->tsub[s->sent + i], fl_now_ns(), __ATOMIC_RELEASE);
 	ret = fl_dev_submit(s->tx, f, k, &acc);
 	for (i = k; i-- > acc;)
 		s->txb[s->ntxfree++] = f[i].buf;
@@ -140,7 +154,12 @@ static int st_dir_rx(struct st_dir *s, const struct st_opts *o, const struct fl_
 		s->bad++;
 	} else {
 		/* good frames only, in arrival order: st_print() sorts the first n */
-		s->lat[s->received - s->bad] = c->ts_delivered - s->tsub[fno];
+		u64 tsub = __atomic_load_n(&s->tsub[fno], __ATOMIC_ACQUIRE);
+
+		s->lat[s->received - s->bad] = c->ts_delivered - tsub;
+		/* SUBMIT (the doorbell for h2e) to the endpoint issuing the copy */
+		if (c->ts_dma_start > tsub)
+			s->react[s->nreact++] = c->ts_dma_start - tsub;
 		s->t_last = c->ts_delivered;
 	}
 	s->received++;
@@ -159,7 +178,7 @@ static int st_reap(struct fl_dev *d, struct st_dir *dirs, int ndirs, const struc
 
 			if (c[i].queue == FL_Q_TX && s->tx == d) {
 				if (c[i].status)
-					s->bad++;
+					s->txbad++;
 				s->txb[s->ntxfree++] = c[i].buf;
 				break;
 			}
@@ -171,36 +190,88 @@ static int st_reap(struct fl_dev *d, struct st_dir *dirs, int ndirs, const struc
 	return n < 0 ? n : ret;
 }
 
+/* One end: the device it waits on and the directions it sends or receives */
+struct st_end {
+	struct fl_dev *d;
+	struct st_dir *dirs;
+	int ndirs;
+	const struct st_opts *o;
+	pthread_t thread;
+	int ret;
+};
+
+/* Frames still to send, sender buffers still out, or frames still to receive on this end */
+static int st_end_busy(const struct st_end *e)
+{
+	int k;
+
+	for (k = 0; k < e->ndirs; k++) {
+		const struct st_dir *s = &e->dirs[k];
+
+		if (s->tx == e->d && (s->sent < s->count || s->ntxfree < s->ntx))
+			return 1;
+		if (s->rx == e->d && s->received < s->count)
+			return 1;
+	}
+	return 0;
+}
+
+static int st_end_loop(struct st_end *e)
+{
+	struct pollfd p = { .fd = e->d->fd, .events = POLLIN };
+	int k, ret;
+
+	for (;;) {
+		for (k = 0; k < e->ndirs; k++) {
+			if (e->dirs[k].tx != e->d)
+				continue;
+			ret = st_dir_send(&e->dirs[k], e->o);
+			if (ret)
+				return ret;
+		}
+		if (!st_end_busy(e))
+			return 0;
+		ret = poll(&p, 1, 10000);
+		if (ret <= 0)
+			return ret ? -errno : -ETIMEDOUT;
+		if (p.revents & POLLIN) {
+			ret = st_reap(e->d, e->dirs, e->ndirs, e->o);
+			if (ret)
+				return ret;
+		}
+		if (p.revents & (POLLERR | POLLHUP))
+			return -EIO;
+	}
+}
+
+static void *st_end_thread(void *arg)
+{
+	struct st_end *e = arg;
+
+	e->ret = st_end_loop(e);
+	return NULL;
+}
+
+/* The host's end and the endpoint's end, each in its own thread */
 static int st_run(struct fl_dev *h, struct fl_dev *e, struct st_dir *dirs, int ndirs,
 		  const struct st_opts *o)
 {
-	struct pollfd pfd[2] = { { .fd = h->fd, .events = POLLIN },
-				 { .fd = e->fd, .events = POLLIN } };
-	int k, busy = 1, ret;
+	struct st_end ends[2] = { { .d = h, .dirs = dirs, .ndirs = ndirs, .o = o },
+				  { .d = e, .dirs = dirs, .ndirs = ndirs, .o = o } };
+	int k, started = 0, ret = 0;
 
-	while (busy) {
-		busy = 0;
-		for (k = 0; k < ndirs; k++) {
-			ret = st_dir_send(&dirs[k], o);
-			if (ret)
-				return ret;
-			/* until every frame arrived and every sender buffer came back */
-			busy |= dirs[k].received < dirs[k].count || dirs[k].ntxfree < dirs[k].ntx;
-		}
-		if (!busy)
-			break;
-		ret = poll(pfd, 2, 10000);
-		if (ret <= 0)
-			return ret ? -errno : -ETIMEDOUT;
-		ret = (pfd[0].revents & POLLIN) ? st_reap(h, dirs, ndirs, o) : 0;
-		if (!ret && (pfd[1].revents & POLLIN))
-			ret = st_reap(e, dirs, ndirs, o);
+	for (k = 0; k < 2; k++) {
+		ret = -pthread_create(&ends[k].thread, NULL, st_end_thread, &ends[k]);
 		if (ret)
-			return ret;
-		if ((pfd[0].revents | pfd[1].revents) & (POLLERR | POLLHUP))
-			return -EIO;
+			break;
+		started++;
 	}
-	return 0;
+	for (k = 0; k < started; k++) {
+		pthread_join(ends[k].thread, NULL);
+		if (!ret)
+			ret = ends[k].ret;
+	}
+	return ret;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -210,19 +281,28 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static struct st_pct st_pct(u64 *v, u64 n)
+{
+	struct st_pct p = { 0 };
+
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_u64);
+		p.p50 = v[(n - 1) / 2];
+		p.p99 = v[(n * 99 + 99) / 100 - 1];
+		p.max = v[n - 1];
+	}
+	return p;
+}
+
 static void st_print(const struct st_dir *s, const struct st_opts *o, const struct fl_stats *d_h,
 		     const struct fl_stats *d_e, int ndirs)
 {
-	u64 n = s->received - s->bad, ns = s->t_last > s->t0 ? s->t_last - s->t0 : 1;
-	u64 p50 = 0, p99 = 0, max = 0;
+	u64 n = s->received - s->bad, bad = s->bad + s->txbad;
+	u64 ns = s->t_last > s->t0 ? s->t_last - s->t0 : 1;
+	struct st_pct lat = st_pct(s->lat, n), react = st_pct(s->react, s->nreact);
+	u64 p50 = lat.p50, p99 = lat.p99, max = lat.max;
 	double gbps, fps, fr;
 
-	if (n) {
-		qsort(s->lat, n, sizeof(*s->lat), cmp_u64);
-		p50 = s->lat[(n - 1) / 2];
-		p99 = s->lat[(n * 99 + 99) / 100 - 1];
-		max = s->lat[n - 1];
-	}
 	gbps = (double)(n * o->size) / (double)ns;
 	fps = (double)n * 1e9 / (double)ns;
 	/* interrupts are shared by both directions of a two-way stream: per frame of either */
@@ -230,13 +310,15 @@ static void st_print(const struct st_dir *s, const struct st_opts *o, const stru
 	printf("%-5s %8llu %8llu %3u %8.3f %9.1f %9.1f %9.1f %9.1f %7.3f %7.3f %7llu %7llu %4llu\n",
 	       s->name, o->size, n, o->depth, gbps, fps, p50 / 1e3, p99 / 1e3, max / 1e3,
 	       d_h->interrupts / fr, d_e->interrupts / fr, d_e->dma_transfers, d_e->cpu_transfers,
-	       s->bad);
+	       bad);
 	if (!o->csv)
 		return;
 	printf("csv,%s,%s,%llu,%u,%llu,%llu,", o->mode, s->name, o->size, o->depth, n, ns);
 	printf("%.6f,%.1f,%.1f,%.1f,%.1f,", gbps, fps, p50 / 1e3, p99 / 1e3, max / 1e3);
-	printf("%.4f,%.4f,%llu,%llu,%llu\n", d_h->interrupts / fr, d_e->interrupts / fr,
-	       d_e->dma_transfers, d_e->cpu_transfers, s->bad);
+	printf("%.4f,%.4f,%llu,%llu,%llu,", d_h->interrupts / fr, d_e->interrupts / fr,
+	       d_e->dma_transfers, d_e->cpu_transfers, bad);
+	printf("%.1f,%.1f,%.1f,%.4f\n", react.p50 / 1e3, react.p99 / 1e3, react.max / 1e3,
+	       (d_h->link_reads + d_e->link_reads) / fr);
 }
 
 static void st_delta(struct fl_stats *d, const struct fl_stats *a, const struct fl_stats *b)
@@ -244,6 +326,7 @@ static void st_delta(struct fl_stats *d, const struct fl_stats *a, const struct 
 	d->interrupts = b->interrupts - a->interrupts;
 	d->dma_transfers = b->dma_transfers - a->dma_transfers;
 	d->cpu_transfers = b->cpu_transfers - a->cpu_transfers;
+	d->link_reads = b->link_reads - a->link_reads;
 }
 
 static int st_parse(int argc, char **argv, struct st_opts *o)
@@ -350,9 +433,10 @@ int cmd_stream(int argc, char **argv)
 	       "raise/fr", "dma", "cpu", "bad");
 	for (k = 0; k < ndirs; k++) {
 		st_print(&dirs[k], &o, &dh, &de, ndirs);
-		fail |= dirs[k].bad || dirs[k].received < dirs[k].count;
+		fail |= dirs[k].bad || dirs[k].txbad || dirs[k].received < dirs[k].count;
 		free(dirs[k].tsub);
 		free(dirs[k].lat);
+		free(dirs[k].react);
 	}
 	fl_dev_close(&e);
 	fl_dev_close(&h);

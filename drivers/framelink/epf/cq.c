@@ -274,6 +274,13 @@ static void fl_cq_write(struct fl_ep *ep, u32 n)
 	if (n > first)
 		fl_cqmap_write(ep, FL_HOST_CQ_OFFSET, ep->cq_batch + first,
 			       (n - first) * sizeof(struct fl_cqe));
+	/* what is still coming to the host: sizes its next batch (FL_F_CQ_BATCH) */
+	if (ep->accepted & FL_F_CQ_BATCH) {
+		__le32 pend = cpu_to_le32(fl_q_submitted(ep) + (ep->rx_cons - ep->rx_done));
+
+		fl_cqmap_write(ep, offsetof(struct fl_host_status, e2h_pending), &pend,
+			       sizeof(pend));
+	}
 	/* Posted writes through one window stay in order: entries before the index */
 	wmb();
 	fl_cqmap_write(ep, offsetof(struct fl_host_status, cq_prod), &prod, sizeof(prod));

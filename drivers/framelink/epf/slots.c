@@ -526,6 +526,22 @@ bool fl_q_has_completions(struct fl_ep *ep)
 }
 
 /**
+ * fl_q_submitted() - frames the app submitted that the engine has not taken yet
+ * @ep: the endpoint.
+ *
+ * Return: the length of the submission queue.
+ */
+u32 fl_q_submitted(struct fl_ep *ep)
+{
+	u32 n;
+
+	spin_lock(&ep->q_lock);
+	n = fl_fifo_len(&ep->sub_fifo);
+	spin_unlock(&ep->q_lock);
+	return n;
+}
+
+/**
  * fl_q_peek_completions() - copy queued completions without taking them
  * @ep: the endpoint (caller holds reap_lock).
  * @out: where to copy.

@@ -27,10 +27,10 @@
 
 #define FL_DB(f)	(FL_BAR_DOORBELL_OFFSET + offsetof(struct fl_bar_doorbell, f))
 
-static unsigned int irq_batch = 75;
+static unsigned int irq_batch = 25;
 module_param(irq_batch, uint, 0644);
 MODULE_PARM_DESC(irq_batch,
-		 "interrupt after this percentage of the frames in flight has completed (default 75; 0 = at every completion); needs the endpoint's FL_F_CQ_BATCH");
+		 "interrupt after this percentage of the frames in flight has completed (default 25; 0 = at every completion); needs the endpoint's FL_F_CQ_BATCH");
 
 /**
  * fl_q_init_rings() - forget ring state before an enable (the endpoint starts at 0 too)
@@ -445,13 +445,18 @@ void fl_q_intx_work(struct work_struct *work)
 
 /*
  * Completions to wait for before the next interrupt (%FL_F_CQ_BATCH): irq_batch percent of
- * the frames in flight (sent and not completed, buffers posted and not filled), at least 1.
- * Every transfer in flight completes in bounded time, and the endpoint interrupts short of
- * the index once none is left, so a batch that ends early still wakes the sleeper.
+ * the frames on their way: sent and not completed, and those the endpoint reported queued
+ * towards us (fl_host_status.e2h_pending, at most the buffers posted: a posted buffer is
+ * room, not a frame). At least 1. Every transfer in flight completes in bounded time, and
+ * the endpoint interrupts short of the index once none is left, so a batch that ends early
+ * still wakes the sleeper. The jitter a batch adds to a frame's latency is at most the
+ * batch less one frame times: irq_batch bounds it as a share of the frames in flight.
  */
 static u32 fl_q_batch(struct fl_host *host)
 {
-	u32 inflight = (host->tx_prod - host->tx_cons) + (host->rx_prod - host->rx_cons);
+	u32 rx = min(le32_to_cpu(READ_ONCE(host->status->e2h_pending)),
+		     host->rx_prod - host->rx_cons);
+	u32 inflight = (host->tx_prod - host->tx_cons) + rx;
 
 	return max(1U, inflight * min(READ_ONCE(irq_batch), 100U) / 100);
 }

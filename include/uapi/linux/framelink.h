@@ -281,11 +281,16 @@ struct fl_rx_desc {
 /**
  * struct fl_host_status - endpoint-written indices in host memory (64 bytes)
  * @cq_prod: free-running count of completions published; written after the entries.
+ * @e2h_pending: with %FL_F_CQ_BATCH, frames the endpoint app has submitted towards the host
+ *	and not yet completed, as of this publication (written with @cq_prod; 0 before). The
+ *	host counts receive completions to wait for from it, not from the buffers it posted,
+ *	which are room and not frames on their way.
  * @reserved: zero.
  */
 struct fl_host_status {
 	__le32 cq_prod;
-	__le32 reserved[15];
+	__le32 e2h_pending;
+	__le32 reserved[14];
 };
 
 #define FL_CQE_TX_DONE		1	/* a fl_tx_desc was consumed */
@@ -610,6 +615,7 @@ FL_ABI_ASSERT(offsetof(struct fl_tx_desc, cookie) == 16);
 FL_ABI_ASSERT(offsetof(struct fl_tx_desc, seq) == 28);
 FL_ABI_ASSERT(sizeof(struct fl_rx_desc) == 16);
 FL_ABI_ASSERT(sizeof(struct fl_host_status) == FL_HOST_CQ_OFFSET);
+FL_ABI_ASSERT(offsetof(struct fl_host_status, e2h_pending) == 4);
 FL_ABI_ASSERT(sizeof(struct fl_cqe) == 64);
 FL_ABI_ASSERT(offsetof(struct fl_cqe, kind) == 8);
 FL_ABI_ASSERT(offsetof(struct fl_cqe, cookie) == 24);

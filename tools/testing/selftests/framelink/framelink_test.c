@@ -835,6 +835,8 @@ TEST_F(fl, wakeup_after_busy_polling)
 		SKIP(return, "the cpu variant covers it");
 	if (!self->host.info.cq_entries)
 		SKIP(return, "the host does not report its completion ring size");
+	if (self->host.info.notify == FL_NOTIFY_POLL)
+		SKIP(return, "no interrupt: the host polls");
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ(0, fl_submit(&self->host, &f, 1, NULL));
 		ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c));
@@ -871,6 +873,8 @@ TEST_F(fl, batch_ending_short_wakes)
 		SKIP(return, "the cpu variant covers it");
 	if (!(self->host.info.features & FL_F_CQ_BATCH))
 		SKIP(return, "FL_F_CQ_BATCH not negotiated");
+	if (self->host.info.notify == FL_NOTIFY_POLL)
+		SKIP(return, "no interrupt: the host polls");
 	ASSERT_EQ(0, ioctl(self->ep.fd, FL_IOC_STATS, &eb));
 	slept = host_sleep_until_frame(_metadata, self, &before, &after);
 	ASSERT_EQ(0, ioctl(self->ep.fd, FL_IOC_STATS, &ea));
