@@ -16,8 +16,12 @@
 . /tests/framelink-lib.sh
 
 SIZES="4K 16K 64K 256K 1M 4M 8M"
-# frames per run: about 48 MiB of payload, at least 48 and at most 2048 frames
-frames() { awk -v s="$1" 'BEGIN { n = int(50331648 / s); n = n < 48 ? 48 : n; print (n > 2048 ? 2048 : n) }'; }
+# frames per run (SIZE DEPTH): about 48 MiB of payload, at least 48 frames and 8 times the
+# depth (a steady stream, not its start and end), at most 2048
+frames() {
+	awk -v s="$1" -v q="$2" 'BEGIN { n = int(50331648 / s); n = n < 48 ? 48 : n
+		n = n < 8 * q ? 8 * q : n; print (n > 2048 ? 2048 : n) }'
+}
 bytes() { awk -v s="$1" 'BEGIN { m = substr(s, length(s)); v = s + 0;
 	print (m == "K" ? v * 1024 : m == "M" ? v * 1048576 : v) }'; }
 model() { awk -v k="$1" '$1 == k { print $2 }' $LOOPDBG/link_model; }
@@ -40,7 +44,7 @@ echo "# host irq_batch $(cat /sys/module/framelink_host/parameters/irq_batch)% o
 # run MODE SIZE DEPTH: one stream; its csv lines get the mode's ceilings appended
 run() {
 	echo 1 >$LOOPDBG/link_model_reset
-	framelink stream -m "$1" -s "$(bytes "$2")" -n "$(frames "$(bytes "$2")")" -q "$3" --csv \
+	framelink stream -m "$1" -s "$(bytes "$2")" -n "$(frames "$(bytes "$2")" "$3")" -q "$3" --csv \
 		>/tmp/stream.out 2>&1
 	rc=$?
 	grep -v '^csv,' /tmp/stream.out | sed 's/^/# /'
