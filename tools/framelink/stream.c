@@ -10,11 +10,11 @@
  * Each end runs in its own thread and waits on its own device only, as on two boards (one
  * poll() over both devices would let an endpoint event harvest the host's completions without
  * the host's interrupt). Each sender keeps up to DEPTH frames in flight (submitted, its buffer
- * not yet completed): DEPTH 1 is the one-frame-at-a-time control. The sender stamps each frame's cookie into its first and last
- * 8 bytes; the receiver checks both and poisons them before the buffer goes back, so a frame
- * that did not arrive (or arrived short) cannot pass as a later one. The payload between is
- * not checked: the emulated CPU would otherwise be the bench's limit (the kselftest and
- * `framelink bench` check every byte).
+ * not yet completed): DEPTH 1 is the one-frame-at-a-time control. The sender stamps each
+ * frame's cookie into its first and last 8 bytes; the receiver checks both and poisons them
+ * before the buffer goes back, so a frame that did not arrive (or arrived short) cannot pass
+ * as a later one. The payload between is not checked: the emulated CPU would otherwise be the
+ * bench's limit (the kselftest and `framelink bench` check every byte).
  *
  * Per direction it prints frames, GB/s (10^9 bytes/s of payload, first SUBMIT to the last
  * frame's delivery on the receiving end), frames/s, latency (SUBMIT on one end to delivery
