@@ -21,14 +21,16 @@ if [ ! -f /modules/framelink-host.ko ] || [ ! -f /modules/framelink-epf.ko ]; th
 fi
 
 # up PROFILE KIND: cpu: every frame a CPU copy of at most 64 KiB per engine pass; dma: DMA
-# at the default crossovers with a slow link
+# at the crossovers "auto" had as defaults (set, not measured: the slow link paces the DMA the
+# measurement at enable would time) with a slow link
 up() {
 	if [ $2 = cpu ]; then
 		fl_start "profile=$1" "" slots=8 slot_size=4194304 crossover=16777216 \
 			rd_crossover=16777216 cpu_pass_bytes=65536
 	else
 		fl_modules "profile=$1" && echo 800 >$LOOPDBG/rate_mbps &&
-			fl_fn_create slots=8 slot_size=4194304 && fl_bind
+			fl_fn_create slots=8 slot_size=4194304 crossover=65536 rd_crossover=4096 &&
+			fl_bind
 	fi
 }
 

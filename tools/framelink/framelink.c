@@ -299,10 +299,30 @@ static int endpoint_link_up(int fd)
 	return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) && !(p.revents & POLLERR);
 }
 
+/*
+ * "crossover: 12288 bytes (measured at enable)"; a measured value past the largest frame or
+ * zero says which path every frame takes. The fitted lines are in the endpoint's kernel log.
+ */
+static void print_crossover(const char *label, u32 bytes, u32 how, const struct fl_info *i)
+{
+	const char *name = fl_xover_how_name(how);
+	const char *all = "";
+
+	if (how == FL_XOVER_MEASURED && bytes > i->buf_size)
+		all = ": CPU for every frame";
+	else if (how == FL_XOVER_MEASURED && !bytes)
+		all = ": DMA for every frame";
+	if (name)
+		printf("%s%u bytes (%s%s)\n", label, bytes, name, all);
+	else
+		printf("%s%u bytes\n", label, bytes);
+}
+
 static int cmd_info(struct opts *o)
 {
 	struct fl_dev d;
 	struct fl_info *i = &d.info;
+	u32 rd;
 
 	if (open_dev(&d, o->dev, 0))
 		return 1;
@@ -325,8 +345,10 @@ static int cmd_info(struct opts *o)
 	if (i->role == FL_ROLE_ENDPOINT)
 		printf("backend:         %s\n", fl_xfer_backend_name(i->xfer_backend));
 	printf("dma channels:    %u read, %u write\n", i->dma_rd_channels, i->dma_wr_channels);
-	printf("crossover:       %u bytes\n", i->crossover);
-	printf("rd_crossover:    %u bytes\n", i->rd_crossover ?: i->crossover);
+	print_crossover("crossover:       ", i->crossover, FL_XOVER_WR(i->crossover_how), i);
+	/* rd_crossover 0: "every read by DMA" when crossover_how is set, else an older driver */
+	rd = FL_XOVER_RD(i->crossover_how) ? i->rd_crossover : i->rd_crossover ?: i->crossover;
+	print_crossover("rd_crossover:    ", rd, FL_XOVER_RD(i->crossover_how), i);
 	printf("notify:          %s\n", fl_notify_name(i->notify));
 	if (i->link_speed)
 		printf("link:            %u.%u GT/s x%u\n", i->link_speed / 10, i->link_speed % 10,

@@ -233,6 +233,24 @@ const char *fl_notify_name(u32 notify)
 	}
 }
 
+const char *fl_xover_how_name(u32 how)
+{
+	switch (how) {
+	case FL_XOVER_CONFIGURED:
+		return "configured";
+	case FL_XOVER_MEASURED:
+		return "measured at enable";
+	case FL_XOVER_NO_DMA:
+		return "no DMA: CPU";
+	case FL_XOVER_PENDING:
+		return "auto: measured at the next enable";
+	case FL_XOVER_FAILED:
+		return "auto: measuring failed at enable, see the endpoint's log";
+	default:
+		return NULL;
+	}
+}
+
 const char *fl_xfer_backend_name(u32 backend)
 {
 	switch (backend) {

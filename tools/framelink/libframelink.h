@@ -66,5 +66,10 @@ u64 fl_now_ns(void);
 const char *fl_role_name(u32 role);
 const char *fl_notify_name(u32 notify);
 const char *fl_xfer_backend_name(u32 backend);
+/*
+ * How a crossover was found: FL_XOVER_WR()/FL_XOVER_RD() of fl_info.crossover_how; NULL if
+ * not reported (the host, an older driver).
+ */
+const char *fl_xover_how_name(u32 how);
 
 #endif /* LIBFRAMELINK_H */

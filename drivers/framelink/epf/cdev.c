@@ -129,11 +129,10 @@ static int fl_ioc_info(struct fl_ep *ep, void __user *arg)
 		.mmap_offset = 0,
 		.tx_depth = ep->nslots,
 		.rx_depth = ep->nslots,
-		.crossover = ep->cfg.crossover,
-		.rd_crossover = ep->cfg.rd_crossover,
 		.notify = FL_NOTIFY_POLL,
 	};
 
+	info.crossover_how = fl_xover_info(ep, &info.crossover, &info.rd_crossover);
 	mutex_lock(&ep->life_lock);
 	info.features = ep->state == FL_STATE_READY ? ep->accepted : ep->offered;
 	info.dma_rd_channels = ep->nrd;

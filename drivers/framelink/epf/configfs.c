@@ -42,13 +42,17 @@ void fl_cfs_defaults(struct fl_ep_cfg *cfg)
 		.slot_size = SZ_8M,
 		.ring_entries = 64,
 		.dma_channels = 2,
-		.crossover = SZ_64K,
 		/*
-		 * Each CPU load of host memory is a PCIe round trip, so DMA wins far
-		 * earlier for reads than for writes: one page (not measured on a
-		 * board; FL_IOC_INFO reports it, so apps and the kselftest follow).
+		 * "auto": timed at every enable (xover.c). The numbers are what a
+		 * direction uses until then and where it cannot be measured: each
+		 * CPU load of host memory is a PCIe round trip, so DMA wins far
+		 * earlier for reads than for writes (FL_IOC_INFO reports the value
+		 * in use, so apps and the kselftest follow).
 		 */
-		.rd_crossover = SZ_4K,
+		.crossover = FL_EP_XO_WR_DEFAULT,
+		.rd_crossover = FL_EP_XO_RD_DEFAULT,
+		.crossover_auto = 1,
+		.rd_crossover_auto = 1,
 		.cpu_pass_bytes = SZ_1M,
 		.poll_min_us = 5,
 		.poll_max_us = 1000,
@@ -74,9 +78,6 @@ static int fl_cfs_valid(const struct fl_ep_cfg *cfg, size_t field, u32 val)
 		return fl_ring_size_ok(val);
 	case offsetof(struct fl_ep_cfg, dma_channels):
 		return val <= FL_EP_MAX_CHANNELS;
-	case offsetof(struct fl_ep_cfg, crossover):
-	case offsetof(struct fl_ep_cfg, rd_crossover):
-		return true;
 	case offsetof(struct fl_ep_cfg, cpu_pass_bytes):
 		return val >= PAGE_SIZE && val <= SZ_256M;
 	case offsetof(struct fl_ep_cfg, poll_min_us):
@@ -124,8 +125,6 @@ enum {
 	fl_cfg_off_slot_size = offsetof(struct fl_ep_cfg, slot_size),
 	fl_cfg_off_ring_entries = offsetof(struct fl_ep_cfg, ring_entries),
 	fl_cfg_off_dma_channels = offsetof(struct fl_ep_cfg, dma_channels),
-	fl_cfg_off_crossover = offsetof(struct fl_ep_cfg, crossover),
-	fl_cfg_off_rd_crossover = offsetof(struct fl_ep_cfg, rd_crossover),
 	fl_cfg_off_cpu_pass_bytes = offsetof(struct fl_ep_cfg, cpu_pass_bytes),
 	fl_cfg_off_poll_min_us = offsetof(struct fl_ep_cfg, poll_min_us),
 	fl_cfg_off_poll_max_us = offsetof(struct fl_ep_cfg, poll_max_us),
@@ -147,8 +146,74 @@ FL_CFS_U32(slots);
 FL_CFS_U32(slot_size);
 FL_CFS_U32(ring_entries);
 FL_CFS_U32(dma_channels);
-FL_CFS_U32(crossover);
-FL_CFS_U32(rd_crossover);
+
+/*
+ * crossover and rd_crossover: "auto" (measured at every enable, xover.c) or a
+ * byte count, used as it is; anything else is -EINVAL. A separate flag, not a
+ * reserved number, says "auto": every u32 stays a valid count (the board
+ * acceptance script writes 4294967295 for "CPU always").
+ */
+static ssize_t fl_cfs_show_xo(struct config_item *item, char *page, size_t field,
+			      size_t auto_field)
+{
+	struct fl_epf *fepf = to_fl_epf(item);
+	u32 val, is_auto;
+
+	mutex_lock(&fepf->cfg_lock);
+	val = *(u32 *)((u8 *)&fepf->cfg + field);
+	is_auto = *(u32 *)((u8 *)&fepf->cfg + auto_field);
+	mutex_unlock(&fepf->cfg_lock);
+	return is_auto ? sysfs_emit(page, "auto\n") : sysfs_emit(page, "%u\n", val);
+}
+
+static ssize_t fl_cfs_store_xo(struct config_item *item, const char *page, size_t len,
+			       size_t field, size_t auto_field)
+{
+	struct fl_epf *fepf = to_fl_epf(item);
+	bool is_auto = sysfs_streq(page, "auto");
+	ssize_t ret = len;
+	u32 val = 0;
+
+	if (!is_auto && kstrtou32(page, 0, &val))
+		return -EINVAL;
+	mutex_lock(&fepf->cfg_lock);
+	if (fepf->ep) {
+		ret = -EBUSY;
+	} else {
+		*(u32 *)((u8 *)&fepf->cfg + auto_field) = is_auto;
+		if (!is_auto)
+			*(u32 *)((u8 *)&fepf->cfg + field) = val;
+	}
+	mutex_unlock(&fepf->cfg_lock);
+	return ret;
+}
+
+static ssize_t fl_cfs_crossover_show(struct config_item *item, char *page)
+{
+	return fl_cfs_show_xo(item, page, offsetof(struct fl_ep_cfg, crossover),
+			      offsetof(struct fl_ep_cfg, crossover_auto));
+}
+
+static ssize_t fl_cfs_crossover_store(struct config_item *item, const char *page, size_t len)
+{
+	return fl_cfs_store_xo(item, page, len, offsetof(struct fl_ep_cfg, crossover),
+			       offsetof(struct fl_ep_cfg, crossover_auto));
+}
+CONFIGFS_ATTR(fl_cfs_, crossover);
+
+static ssize_t fl_cfs_rd_crossover_show(struct config_item *item, char *page)
+{
+	return fl_cfs_show_xo(item, page, offsetof(struct fl_ep_cfg, rd_crossover),
+			      offsetof(struct fl_ep_cfg, rd_crossover_auto));
+}
+
+static ssize_t fl_cfs_rd_crossover_store(struct config_item *item, const char *page,
+					 size_t len)
+{
+	return fl_cfs_store_xo(item, page, len, offsetof(struct fl_ep_cfg, rd_crossover),
+			       offsetof(struct fl_ep_cfg, rd_crossover_auto));
+}
+CONFIGFS_ATTR(fl_cfs_, rd_crossover);
 FL_CFS_U32(cpu_pass_bytes);
 FL_CFS_U32(poll_min_us);
 FL_CFS_U32(poll_max_us);

@@ -51,6 +51,15 @@
 #define FL_EP_FAIL_HOLD_MS	50	/* a failed transfer waits for a link-loss event */
 #define FL_EP_NO_SLOT		U32_MAX
 
+/* The crossovers before they were measured, and where measuring is impossible (xover.c) */
+#define FL_EP_XO_WR_DEFAULT	SZ_64K
+#define FL_EP_XO_RD_DEFAULT	SZ_4K
+#define FL_EP_XO_BUF		SZ_64K	/* endpoint memory the measurement copies to and from */
+
+/* fl_ep.xo[] index: the direction of a transfer, to_host */
+#define FL_XO_RD		0	/* host -> endpoint: reads of host memory (rd_crossover) */
+#define FL_XO_WR		1	/* endpoint -> host: writes to the host (crossover) */
+
 /* configfs irq_mode: which interrupt capabilities the function offers */
 enum fl_ep_irq_mode {
 	FL_EP_IRQ_AUTO,		/* whatever the controller supports */
@@ -66,10 +75,13 @@ enum fl_ep_irq_mode {
  * @slot_size: bytes per slot (largest frame), a multiple of PAGE_SIZE.
  * @ring_entries: entries of each BAR0 descriptor ring (power of two).
  * @dma_channels: DMA channels per direction, 0 = CPU copies only.
- * @crossover: endpoint -> host frames below this many bytes are written by the CPU.
+ * @crossover: endpoint -> host frames below this many bytes are written by the CPU
+ *	(when @crossover_auto is 0).
  * @rd_crossover: host -> endpoint frames below this many bytes are read by the CPU
  *	(should be much smaller: a CPU read of host memory costs a PCIe round trip
- *	per load).
+ *	per load; when @rd_crossover_auto is 0).
+ * @crossover_auto: configfs crossover "auto": measured at every enable (xover.c).
+ * @rd_crossover_auto: the same for rd_crossover.
  * @cpu_pass_bytes: most bytes the CPU copies per engine pass; a reset or link down
  *	is noticed between such chunks.
  * @poll_min_us: first idle polling interval.
@@ -85,6 +97,8 @@ struct fl_ep_cfg {
 	u32 dma_channels;
 	u32 crossover;
 	u32 rd_crossover;
+	u32 crossover_auto;
+	u32 rd_crossover_auto;
 	u32 cpu_pass_bytes;
 	u32 poll_min_us;
 	u32 poll_max_us;
@@ -324,6 +338,21 @@ struct fl_ep_stats {
 #define FL_STAT_BATCH_IRQS	19
 
 /**
+ * struct fl_xo - the crossover of one direction (xover.c)
+ * @bytes: frames of this many bytes and more go by DMA (engine private; written
+ *	under fl_ep.q_lock, which FL_IOC_INFO reads it under).
+ * @how: FL_XOVER_* (as @bytes).
+ * @last: the last value measured in this binding, kept when a measurement fails.
+ * @has_last: @last is valid.
+ */
+struct fl_xo {
+	u32 bytes;
+	u32 how;
+	u32 last;
+	bool has_last;
+};
+
+/**
  * struct fl_notify_src - what wakes the engine to look at BAR0 (RC -> EP)
  * @name: for logs.
  * @notify: FL_NOTIFY_* reported by FL_IOC_INFO.
@@ -468,6 +497,12 @@ struct fl_notify_src {
  * @sm_att: the framelink-slots region this binding attached to the
  *	controller (slotmem.c), NULL when it uses what the controller had.
  * @sm_attrs: DMA attributes of the slots allocation (alloc, mmap, free).
+ *
+ * @xo: the crossover per direction, indexed by %FL_XO_RD / %FL_XO_WR.
+ * @xo_va: endpoint buffer of %FL_EP_XO_BUF bytes the measurement copies to and
+ *	from, allocated at bind like the slots; NULL when that failed.
+ * @xo_dma: its DMA address.
+ * @xo_x: the transfer the measurement's DMA parts belong to (engine private).
  */
 struct fl_ep {
 	struct kref ref;
@@ -586,6 +621,12 @@ struct fl_ep {
 	/* Where the slots come from (issue 9 section 3): slotmem.c */
 	struct fl_sm_attach *sm_att;
 	unsigned long sm_attrs;
+
+	/* Crossovers measured at enable (issue 10): xover.c */
+	struct fl_xo xo[2];
+	void *xo_va;
+	dma_addr_t xo_dma;
+	struct fl_xfer xo_x;
 };
 
 static inline void fl_stat_add(struct fl_ep *ep, int i, u64 v)
@@ -647,6 +688,7 @@ unsigned int fl_xfer_drain_ms(void);
 void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host);
 void fl_xfer_trace_done(struct fl_xfer *x);
 int fl_win_write(struct fl_ep *ep, u64 pci_addr, const void *src, size_t len);
+int fl_win_read(struct fl_ep *ep, u64 pci_addr, void *dst, size_t len);
 const char *fl_xfer_backend_name(struct fl_ep *ep);
 u32 fl_xfer_backend_id(struct fl_ep *ep);
 bool fl_xfer_part_done(struct fl_dma_ctx *c, bool failed);
@@ -695,6 +737,13 @@ u32 fl_cqmap_flush(struct fl_ep *ep);
 /* irqtest.c: interrupt self-test at enable (issue 9 section 1) */
 void fl_irqt_reset(struct fl_ep *ep);
 void fl_irqt_run(struct fl_ep *ep);
+
+/* xover.c: crossovers measured at enable (issue 10) */
+void fl_xover_alloc(struct fl_ep *ep);
+void fl_xover_free(struct fl_ep *ep);
+void fl_xover_reset(struct fl_ep *ep, bool chans_known);
+int fl_xover_run(struct fl_ep *ep);
+u32 fl_xover_info(struct fl_ep *ep, u32 *wr, u32 *rd);
 
 /* slotmem.c: where the slots come from (issue 9 section 3) */
 struct fl_sm_attach;

@@ -171,6 +171,9 @@ static int fl_epf_bind(struct pci_epf *epf)
 	ret = fl_slots_alloc(ep);
 	if (ret)
 		goto free_bar;
+	/* Not fatal: without it "auto" crossovers keep their defaults */
+	fl_xover_alloc(ep);
+	fl_xover_reset(ep, false);
 	ret = fl_cdev_register(ep);
 	if (ret)
 		goto free_slots;
@@ -189,6 +192,7 @@ static int fl_epf_bind(struct pci_epf *epf)
 	return ret;
 
 free_slots:
+	fl_xover_free(ep);
 	fl_slots_free(ep);
 free_bar:
 	fl_bar_free(ep);
@@ -219,6 +223,7 @@ static void fl_epf_unbind(struct pci_epf *epf)
 		kref_get(&ep->ref);
 		kmemleak_not_leak(ep);
 	} else {
+		fl_xover_free(ep);
 		fl_slots_free(ep);
 	}
 	fl_bar_free(ep);

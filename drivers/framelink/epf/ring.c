@@ -237,6 +237,12 @@ bool fl_ring_pass(struct fl_ep *ep)
 			return true;
 		fl_xfer_resume(ep);
 		fl_ring_reset(ep);
+		/* Nothing in flight and the ring unused yet: time CPU copy vs DMA (xover.c) */
+		if (fl_xover_run(ep)) {
+			/* Stopping, or a measuring DMA not proven over: enable later */
+			fl_cq_stop(ep);
+			return true;
+		}
 		/* Before READY: the host reads the outcome with the state it waits for */
 		fl_irqt_run(ep);
 		fl_bar_set_state(ep, FL_STATE_READY, FL_ERR_NONE);

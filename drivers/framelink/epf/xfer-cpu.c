@@ -83,6 +83,23 @@ int fl_win_write(struct fl_ep *ep, u64 pci_addr, const void *src, size_t len)
 	return fl_win_copy(ep, pci_addr, (void *)src, len, true);
 }
 
+/**
+ * fl_win_read() - read host memory into a local buffer through the window
+ * @ep: the endpoint (engine context, or engine stopped).
+ * @pci_addr: host bus address.
+ * @dst: local buffer.
+ * @len: bytes.
+ *
+ * The same map, copy, unmap as a CPU copy of a frame from the host, so its
+ * cost is what such a frame costs (xover.c times it).
+ *
+ * Return: 0 or the map error (-ENOLINK when the link is down).
+ */
+int fl_win_read(struct fl_ep *ep, u64 pci_addr, void *dst, size_t len)
+{
+	return fl_win_copy(ep, pci_addr, dst, len, false);
+}
+
 /* The engine must stop copying: host reset (ENABLE cleared), link down or unbind */
 static bool fl_xfer_cancelled(struct fl_ep *ep)
 {

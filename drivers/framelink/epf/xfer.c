@@ -327,15 +327,16 @@ static bool fl_xfer_dma(struct fl_ep *ep, struct fl_xfer *x, u64 host, dma_addr_
  *
  * The path is chosen per frame: DMA at or above the crossover size of its
  * direction (crossover for writes to the host, rd_crossover for reads of
- * host memory) when the host accepted %FL_F_DMA and a channel of that
- * direction can take it, CPU copy otherwise. A CPU copy only starts here:
+ * host memory; configured, or measured at enable: xover.c) when the host
+ * accepted %FL_F_DMA and a channel of that direction can take it, CPU copy
+ * otherwise. A CPU copy only starts here:
  * fl_xfer_pass() moves it in bounded chunks. Both finish @x the same way.
  */
 void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host)
 {
 	u64 off = (u64)x->slot * ep->slot_size;
 	u32 nch = to_host ? ep->nwr : ep->nrd;
-	u32 crossover = to_host ? ep->cfg.crossover : ep->cfg.rd_crossover;
+	u32 crossover = ep->xo[to_host ? FL_XO_WR : FL_XO_RD].bytes;
 
 	x->dma_err = false;
 	x->hold_until = 0;
@@ -367,6 +368,9 @@ void fl_xfer_trace_done(struct fl_xfer *x)
 	/* rxx[] holds the frames towards the host (the host's rx ring) */
 	bool to_host = x >= ep->rxx && x < ep->rxx + ep->entries;
 
+	/* The crossover measurement's transfers (xover.c) are no frames */
+	if (x->slot == FL_EP_NO_SLOT)
+		return;
 	trace_fl_ep_xfer_done(ep->id, to_host, x->slot, x->bytes, x->cookie, x->cpu,
 			      READ_ONCE(x->dma_err));
 }
@@ -445,6 +449,7 @@ int fl_xfer_init_hw(struct fl_ep *ep)
 	fl_xfer_pick(ep);
 	ep->rd_next = 0;
 	ep->wr_next = 0;
+	fl_xover_reset(ep, true);
 	dev_info(ep->dev, "transfers: %s, %u read + %u write DMA channels\n",
 		 fl_xfer_backend_name(ep), ep->nrd, ep->nwr);
 	if (want && (ep->nrd < want || ep->nwr < want))

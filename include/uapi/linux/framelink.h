@@ -379,6 +379,27 @@ struct fl_cqe {
 #define FL_XFER_DMAENGINE	2	/* dmaengine channels of the controller (dw-edma) */
 #define FL_XFER_NVEDMA		3	/* NVIDIA's Tegra PCIe eDMA library (JetPack) */
 
+/*
+ * fl_info.crossover_how: how each crossover was found (endpoint), one byte per direction:
+ * FL_XOVER_WR() for fl_info.crossover (writes to the host), FL_XOVER_RD() for
+ * fl_info.rd_crossover (reads of host memory). Values:
+ *  - CONFIGURED: a byte count written to configfs;
+ *  - MEASURED: configfs "auto", CPU copy and DMA timed at the last enable;
+ *  - NO_DMA: "auto", but no DMA this way (no channel, or FL_F_DMA not accepted): every
+ *    frame by CPU, the value is the default;
+ *  - PENDING: "auto", not enabled yet: the default until measured;
+ *  - FAILED: "auto", measuring failed at the last enable (the endpoint's log says why):
+ *    the last value measured in this binding, else the default.
+ */
+#define FL_XOVER_UNKNOWN	0	/* the host, or a driver without the field */
+#define FL_XOVER_CONFIGURED	1
+#define FL_XOVER_MEASURED	2
+#define FL_XOVER_NO_DMA		3
+#define FL_XOVER_PENDING	4
+#define FL_XOVER_FAILED		5
+#define FL_XOVER_WR(how)	((how) & 0xff)
+#define FL_XOVER_RD(how)	(((how) >> 8) & 0xff)
+
 /**
  * struct fl_info - FL_IOC_INFO (128 bytes, out)
  * @abi_version: %FL_ABI_VERSION of the driver.
@@ -403,6 +424,9 @@ struct fl_cqe {
  *	(endpoint; 0 from a driver older than the field: @crossover then applies both ways).
  * @xfer_backend: FL_XFER_* (endpoint; 0 on the host and from older drivers).
  * @cq_entries: completion ring entries (host; 0 on the endpoint and from older drivers).
+ * @crossover_how: how @crossover and @rd_crossover were found: FL_XOVER_* in the bytes
+ *	FL_XOVER_WR() and FL_XOVER_RD() take apart (endpoint; 0 on the host and from older
+ *	drivers). A measured value is taken again at every enable (each queue reset).
  * @reserved: zero.
  */
 struct fl_info {
@@ -427,7 +451,8 @@ struct fl_info {
 	__u32 rd_crossover;
 	__u32 xfer_backend;
 	__u32 cq_entries;
-	__u32 reserved[12];
+	__u32 crossover_how;
+	__u32 reserved[11];
 };
 
 /**
@@ -625,6 +650,7 @@ FL_ABI_ASSERT(FL_BAR_RINGS_OFFSET + FL_RING_MAX_ENTRIES *
 	      (sizeof(struct fl_tx_desc) + sizeof(struct fl_rx_desc)) <= FL_BAR_SIZE);
 FL_ABI_ASSERT(sizeof(struct fl_info) == 128);
 FL_ABI_ASSERT(offsetof(struct fl_info, link_speed) == 56);
+FL_ABI_ASSERT(offsetof(struct fl_info, crossover_how) == 80);
 FL_ABI_ASSERT(sizeof(struct fl_frame) == 24);
 FL_ABI_ASSERT(sizeof(struct fl_batch) == 24);
 FL_ABI_ASSERT(sizeof(struct fl_completion) == 64);

@@ -279,7 +279,9 @@ static uint32_t max_frame(struct _test_data_fl *self)
 TEST_F(fl, sizes_both_ways)
 {
 	uint32_t cross = self->ep.info.crossover, mx = max_frame(self);
-	uint32_t rd = self->ep.info.rd_crossover ? self->ep.info.rd_crossover : cross;
+	/* 0 from a driver without rd_crossover, unless crossover_how says it is one (all DMA) */
+	uint32_t rd = self->ep.info.rd_crossover || FL_XOVER_RD(self->ep.info.crossover_how) ?
+		      self->ep.info.rd_crossover : cross;
 	uint32_t sizes[] = { 1, 2, 4095, 4096, 4097, cross - 1, cross, cross + 1,
 			     rd - 1, rd, rd + 1, mx };
 	int want_dma = !strcmp(variant->path, "dma");
