@@ -318,8 +318,11 @@ TEST_F(fl, random_sizes)
 	uint32_t cross = self->ep.info.crossover, mx = max_frame(self), lo, hi;
 	unsigned int i;
 
+	/* "auto" may find DMA never cheaper: crossover = slot size + 1, above mx */
 	lo = strcmp(variant->path, "dma") ? 1 : cross;
 	hi = strcmp(variant->path, "dma") ? cross - 1 : mx;
+	if (hi > mx)
+		hi = mx;
 	if (!cross || lo > hi)
 		SKIP(return, "empty %s range", variant->path);
 	srand(42);
