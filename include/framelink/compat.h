@@ -13,6 +13,7 @@
 #ifndef _FRAMELINK_COMPAT_H
 #define _FRAMELINK_COMPAT_H
 
+#include <linux/hrtimer.h>
 #include <linux/irqdomain.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -48,6 +49,19 @@
 #endif
 
 /* vm_flags became write-protected behind vm_flags_set() in 6.3. */
+/* hrtimer_setup() (mainline 6.13) replaced hrtimer_init() and setting ->function */
+#ifdef FL_HAVE_HRTIMER_SETUP
+#define fl_hrtimer_setup	hrtimer_setup
+#else
+static inline void fl_hrtimer_setup(struct hrtimer *timer,
+				    enum hrtimer_restart (*function)(struct hrtimer *),
+				    clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
+
 #ifndef FL_HAVE_VM_FLAGS_SET
 static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 {

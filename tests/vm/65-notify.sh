@@ -9,7 +9,8 @@
 #  - INTx as a level (generic-rc, intx_level=1): no wake-up lost with the ~1 ms pulse, and a
 #    long hold must not make the host handler run again and again (the host masks INTx at the
 #    function for a jiffy per run; the endpoint raises the next INTx only after irq_ack), and
-#    a pulse the host never saw is raised again (intx_retries).
+#    a pulse the host never saw is raised again (intx_retries);
+#  - an MSI that overtakes its completions (msi_overtake): settled by FL_F_IRQ_PROD.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 . /tests/framelink-lib.sh
@@ -81,6 +82,58 @@ for pair in tegra234:generic-rc tegra234-edma:generic-rc; do
 	t_check "$p: tear down and unload" fl_down
 done
 
+# An MSI that overtakes its completions (issue 10): on Tegra234 the MSI is a controller
+# register write, ordered behind nothing the CPU wrote through the outbound window. With
+# FL_F_IRQ_PROD the endpoint announces each interrupt in host memory (irq_prod) instead of
+# reading cq_prod back, and the host waits in its own memory for what the interrupt announced
+# (early_irqs). msi_overtake=1 delivers the MSI at once and the completions posted_ns later.
+# Asserted: no wake-up lost, nothing read across the link by either end, overtaken
+# interrupts seen and settled. Then the same with the host declining the bit (irq_prod=0):
+# the endpoint reads back, which the lab cannot make a flush, so wake-ups are lost there:
+# the run can tell an overtaken interrupt from a settled one.
+p=tegra234
+if t_check "$p: overtaking MSI: up" up $p generic-rc msi; then
+	echo_start
+	echo 2000000 >$LOOPDBG/posted_ns
+	echo 1 >$LOOPDBG/msi_overtake
+	hr0=$(fl_stat $HDEV link_reads)
+	er0=$(fl_stat $EDEV link_reads)
+	notify_run "$p: MSI before its completions, REAP waits" reap 100 120
+	notify_run "$p: MSI before its completions, poll() without timeout" poll 100 120
+	t_check "$p: MSI before its completions: bench" framelink bench -d $HDEV -s 4K,64K -n 100
+	t_check "$p: MSI before its completions: no wake-up lost" fl_no_safety_wakeups
+	t_check "$p: MSI before its completions: early_irqs > 0 (the host waited for them)" \
+		test "$(fl_stat $HDEV early_irqs)" -gt 0
+	t_check "$p: MSI before its completions: stale_irqs 0" test "$(fl_stat $HDEV stale_irqs)" = 0
+	t_check "$p: MSI before its completions: endpoint read nothing across the link" \
+		test "$(fl_stat $EDEV link_reads)" = "$er0"
+	t_check "$p: MSI before its completions: host read nothing across the link" \
+		test "$(fl_stat $HDEV link_reads)" = "$hr0"
+	echo 0 >$LOOPDBG/msi_overtake
+	echo 0 >$LOOPDBG/posted_ns
+	echo_stop
+	t_check "$p: overtaking MSI: tear down and unload" fl_down
+fi
+if t_check "$p: overtaking MSI, host declines irq_prod: up" \
+	fl_start "profile=$p rc_profile=generic-rc" "irq_prod=0" slots=8 slot_size=65536 irq_mode=msi; then
+	t_check "$p: irq_prod=0: not accepted" sh -c "! framelink info -d $HDEV | grep -q irq_prod"
+	echo_start
+	echo 2000000 >$LOOPDBG/posted_ns
+	echo 1 >$LOOPDBG/msi_overtake
+	er0=$(fl_stat $EDEV link_reads)
+	notify_run "$p: irq_prod=0, MSI before its completions, REAP waits" reap 10 60
+	s=$(fl_stat $HDEV safety_wakeups)
+	echo "# irq_prod=0: safety_wakeups $s, endpoint link_reads $(($(fl_stat $EDEV link_reads) - er0))"
+	t_check "$p: irq_prod=0: the endpoint reads back before interrupts" \
+		test "$(fl_stat $EDEV link_reads)" -gt "$er0"
+	t_check "$p: irq_prod=0: a read is no flush in the lab: wake-ups lost (the knob bites)" \
+		test "$s" -gt 0
+	echo 0 >$LOOPDBG/msi_overtake
+	echo 0 >$LOOPDBG/posted_ns
+	echo_stop
+	t_check "$p: irq_prod=0: tear down and unload" fl_down
+fi
+
 # INTx as a level (generic-rc, intx_level=1): first with the controller's ~1 ms pulse, then
 # with a hold of 200 ms per raise, as a stuck or hostile endpoint would assert the line. While
 # the line is held and reaches the host, the lab re-runs the handler after each return (at
@@ -89,6 +142,8 @@ p=tegra234
 if t_check "$p: up with INTx only" up $p generic-rc intx; then
 	t_check "$p: host driver rebound without MSI" intx_only
 	t_check "$p: host uses INTx" sh -c "framelink info -d $HDEV | grep -q 'notify: *INTx'"
+	t_check "$p: INTx: irq_prod accepted (interrupts announced in host memory)" \
+		sh -c "framelink info -d $HDEV | grep -q irq_prod"
 	echo 1 >$LOOPDBG/intx_level
 	echo_start
 	notify_run "$p: INTx 1 ms pulse, poll()" poll 100 120

@@ -81,7 +81,7 @@ void fl_bar_write_header(struct fl_ep *ep)
 	u32 rx_off = FL_BAR_RINGS_OFFSET + ep->entries * sizeof(struct fl_tx_desc);
 
 	ep->offered = FL_F_CQ_EVENT | FL_F_TIMESTAMPS | FL_F_INTX_ACK | FL_F_IRQ_TEST |
-		     FL_F_CQ_BATCH | (ep->nrd || ep->nwr ? FL_F_DMA : 0);
+		     FL_F_CQ_BATCH | FL_F_IRQ_PROD | (ep->nrd || ep->nwr ? FL_F_DMA : 0);
 	WRITE_ONCE(h->abi_version, cpu_to_le32(FL_ABI_VERSION));
 	WRITE_ONCE(h->features, cpu_to_le64(ep->offered));
 	WRITE_ONCE(h->bar_size, cpu_to_le32(FL_BAR_SIZE));

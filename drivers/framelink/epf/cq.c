@@ -10,7 +10,9 @@
  *
  * Two orderings cross the link and a local barrier gives neither:
  *  - data before interrupt: the MSI (a controller register write on
- *    Tegra234) may reach the host before the posted stores, so cq_prod is
+ *    Tegra234) may reach the host before the posted stores. With
+ *    FL_F_IRQ_PROD the interrupt is announced in host memory behind them and
+ *    the host waits for the announcement (host/settle.c); otherwise cq_prod is
  *    read back through the window before every raise (fl_cq_signal);
  *  - the lost wake-up (Dekker across the link): the endpoint stores cq_prod
  *    then loads cq_event, the host stores cq_event then loads cq_prod; both
@@ -26,8 +28,8 @@
  * it has in flight, and does not flush its arm. The endpoint then loads
  * cq_event on every pass until an interrupt covers what it published, and
  * interrupts short of the index once nothing is in flight (fl_cq_batch_idle):
- * at saturation one interrupt per several frames, and the reads across the
- * link are only the flush before each interrupt.
+ * at saturation one interrupt per several frames, and with FL_F_IRQ_PROD
+ * nothing is read across the link.
  *
  * INTx (FL_F_INTX_ACK): the host writes fl_bar_doorbell.irq_ack whenever it
  * enabled INTx for the next interrupt (after its handler masked it, and
@@ -195,6 +197,7 @@ int fl_cq_init(struct fl_ep *ep)
 
 	ep->cq_unflushed = false;
 	ep->cq_signalled = 0;
+	ep->irq_seq = 0;
 	ep->intx_out = false;
 	ep->intx_wait = false;
 
@@ -286,14 +289,27 @@ static void fl_cq_write(struct fl_ep *ep, u32 n)
 	fl_cqmap_write(ep, offsetof(struct fl_host_status, cq_prod), &prod, sizeof(prod));
 }
 
-/* Interrupt with everything published in host memory first */
+/*
+ * Interrupt for everything published. With FL_F_IRQ_PROD the interrupt is
+ * announced in host memory (irq_prod and irq_seq, after cq_prod: one window,
+ * in order) and the host waits there for what it overtook. Without it, cq_prod is read back
+ * through the window: the completions are in host memory before the
+ * interrupt, whatever path the controller sends it on.
+ */
 static void fl_cq_signal(struct fl_ep *ep)
 {
-	/*
-	 * Read back through the window: the completions are in host memory
-	 * before the interrupt, whatever path the controller sends it on.
-	 */
-	fl_cqmap_flush(ep);
+	if (ep->accepted & FL_F_IRQ_PROD) {
+		__le32 ann = cpu_to_le32(ep->cq_prod), seq = cpu_to_le32(++ep->irq_seq);
+
+		/* one window, posted writes in order: cq_prod, irq_prod, irq_seq */
+		wmb();
+		fl_cqmap_write(ep, offsetof(struct fl_host_status, irq_prod), &ann, sizeof(ann));
+		/* irq_prod before irq_seq: the host reads them in the other order */
+		wmb();
+		fl_cqmap_write(ep, offsetof(struct fl_host_status, irq_seq), &seq, sizeof(seq));
+	} else {
+		fl_cqmap_flush(ep);
+	}
 	ep->cq_unflushed = false;
 	ep->cq_signalled = ep->cq_prod;
 	fl_cq_raise(ep);

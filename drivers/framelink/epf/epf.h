@@ -462,6 +462,8 @@ struct fl_notify_src {
  *	flushed (engine private).
  * @cq_signalled: cq_prod when the last completion interrupt was raised
  *	(engine private).
+ * @irq_seq: interrupts announced to the host this session (%FL_F_IRQ_PROD,
+ *	fl_host_status.irq_seq; engine private).
  * @intx_out: an INTx was raised and the host has not acknowledged it yet
  *	(%FL_F_INTX_ACK; engine private).
  * @intx_wait: an INTx is due once the host acknowledges (engine private).
@@ -588,6 +590,7 @@ struct fl_ep {
 	bool cqm_lost;
 	bool cq_unflushed;
 	u32 cq_signalled;
+	u32 irq_seq;
 	bool intx_out;
 	bool intx_wait;
 	u32 intx_ack;

@@ -271,7 +271,7 @@ static void fl_reap_safety_check(struct fl_host *host, s64 seen)
 	waiting = host->enabled && !host->dead && fl_q_arm_passed(host);
 	mutex_unlock(&host->lock);
 	if (!waiting || wait_event_interruptible_timeout(host->wq, READ_ONCE(host->dead) ||
-							 atomic64_read(&host->irqs) != seen,
+							 atomic64_read(&host->wakes) != seen,
 							 HZ / 10))
 		return;
 	mutex_lock(&host->lock);
@@ -326,7 +326,7 @@ static long fl_ioc_reap(struct fl_host *host, void __user *argp)
 			n = 0;
 			break;
 		}
-		seen = atomic64_read(&host->irqs);
+		seen = atomic64_read(&host->wakes);
 		if (fl_q_arm(host)) {
 			mutex_unlock(&host->lock);
 			continue;
@@ -342,7 +342,7 @@ static long fl_ioc_reap(struct fl_host *host, void __user *argp)
 		ret = wait_event_interruptible_timeout(host->wq,
 						       READ_ONCE(host->fifo_len) ||
 						       READ_ONCE(host->dead) ||
-						       atomic64_read(&host->irqs) != seen,
+						       atomic64_read(&host->wakes) != seen,
 						       slice ? slice : 1);
 		if (ret < 0)
 			return -EINTR;
@@ -363,6 +363,8 @@ static long fl_ioc_stats(struct fl_host *host, void __user *argp)
 	st = host->stats;
 	mutex_unlock(&host->lock);
 	st.interrupts = atomic64_read(&host->irqs);
+	st.early_irqs = atomic64_read(&host->early_irqs);
+	st.stale_irqs = atomic64_read(&host->stale_irqs);
 	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;
 }
 

@@ -15,10 +15,12 @@
 #define _FRAMELINK_HOST_H
 
 #include <linux/atomic.h>
+#include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/kref.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/pci.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -124,7 +126,19 @@ struct fl_rx_shadow {
  *	core's global mutex, and @lock can be held across a copy or a BAR read).
  * @stats: counters (interrupts are in @irqs).
  * @irqs: interrupts taken, counted in the handler without @lock.
+ * @wakes: times the interrupt path woke @wq with completions in host memory (settle.c);
+ *	REAP waits for it to move.
  * @wq: REAP and poll() waiters; woken by the interrupt, resets and remove.
+ * @settle_lock: protects @settling, @settle_step, @settle_until, @irq_seq_seen and
+ *	@irq_seq_want (the interrupt handler and @settle's callback).
+ * @settle: looks again for what an interrupt announced (%FL_F_IRQ_PROD) until it landed.
+ * @settling: @settle runs.
+ * @settle_step: its current interval, ns.
+ * @settle_until: ktime_get_ns() after which the waiters are woken anyway.
+ * @irq_seq_seen: fl_host_status.irq_seq of the last announcement that landed.
+ * @irq_seq_want: the irq_seq the interrupts taken so far ask for.
+ * @early_irqs: interrupts that came before what they announced (fl_stats.early_irqs).
+ * @stale_irqs: interrupts with nothing new announced in the bound (fl_stats.stale_irqs).
  * @reap_lock: serialises REAP callers so the completions at the head of @fifo can be copied
  *	to user space without @lock and consumed only once they arrived (nests outside @lock).
  * @live_work: liveness watchdog (live.c): while frames are outstanding and no completion
@@ -225,7 +239,17 @@ struct fl_host {
 	atomic_t openers;
 	struct fl_stats stats;
 	atomic64_t irqs;
+	atomic64_t wakes;
 	wait_queue_head_t wq;
+	spinlock_t settle_lock;	/* see @settle_lock above */
+	struct hrtimer settle;
+	bool settling;
+	u64 settle_step;
+	u64 settle_until;
+	u32 irq_seq_seen;
+	u32 irq_seq_want;
+	atomic64_t early_irqs;
+	atomic64_t stale_irqs;
 
 	/* issue 8: liveness, asynchronous resets, REAP copy-out (live.c, cdev.c) */
 	struct mutex reap_lock;	/* see @reap_lock above */
@@ -306,6 +330,12 @@ int fl_q_reset(struct fl_host *host, int err);
 bool fl_q_idle(struct fl_host *host);
 bool fl_q_can_submit(struct fl_host *host);
 irqreturn_t fl_q_irq(int irq, void *data);
+
+/* settle.c */
+void fl_settle_irq(struct fl_host *host);
+void fl_settle_init(struct fl_host *host);
+void fl_settle_reset(struct fl_host *host);
+void fl_settle_stop(struct fl_host *host);
 void fl_q_intx_work(struct work_struct *work);
 void fl_q_intx_listen(struct fl_host *host);
 

@@ -140,8 +140,9 @@ static void fl_irq_teardown(struct fl_host *host)
 {
 	if (host->irq)
 		free_irq(host->irq, host);
-	/* after free_irq(): nothing queues it again */
+	/* after free_irq(): nothing queues them again */
 	cancel_delayed_work_sync(&host->intx_work);
+	fl_settle_stop(host);
 	if (host->irq_type != FL_IRQ_NONE)
 		pci_free_irq_vectors(host->pdev);
 	host->irq = 0;
@@ -168,6 +169,7 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	INIT_DELAYED_WORK(&host->intx_work, fl_q_intx_work);
 	spin_lock_init(&host->intx_lock);
 	atomic64_set(&host->irqs, 0);
+	fl_settle_init(host);
 	atomic_set(&host->openers, 0);
 	fl_live_init(host);
 	host->pdev = pci_dev_get(pdev);

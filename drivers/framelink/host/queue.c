@@ -562,7 +562,8 @@ irqreturn_t fl_q_irq(int irq, void *data)
 	if (READ_ONCE(host->irqt_armed))
 		writel(atomic_inc_return(&host->irqt_count), host->bar + FL_DB(irq_test));
 	trace_fl_host_irq(host->id, atomic64_inc_return(&host->irqs));
-	wake_up_all(&host->wq);
+	/* the waiters, once what the interrupt announced is in host memory */
+	fl_settle_irq(host);
 	return IRQ_HANDLED;
 }
 

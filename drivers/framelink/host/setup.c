@@ -7,6 +7,7 @@
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/string.h>
 
 #include "host.h"
@@ -15,6 +16,16 @@
 #define FL_CTRL(f)	(FL_BAR_CTRL_OFFSET + offsetof(struct fl_bar_ctrl, f))
 #define FL_STATUS(f)	(FL_BAR_STATUS_OFFSET + offsetof(struct fl_bar_status, f))
 #define FL_DB(f)	(FL_BAR_DOORBELL_OFFSET + offsetof(struct fl_bar_doorbell, f))
+
+/*
+ * FL_F_IRQ_PROD (settle.c) is accepted unless this is cleared: then the endpoint reads its
+ * completions back across the link before every interrupt instead, as an endpoint
+ * without the bit does. Read at every enable.
+ */
+static bool irq_prod = true;
+module_param(irq_prod, bool, 0644);
+MODULE_PARM_DESC(irq_prod,
+		 "accept FL_F_IRQ_PROD: interrupts announced in host memory, no read-back by the endpoint (default Y)");
 
 /**
  * fl_setup_read_header() - read and validate the endpoint's BAR0 header
@@ -189,11 +200,14 @@ u32 fl_setup_start(struct fl_host *host)
 	generation = readl(host->bar + FL_STATUS(generation));
 
 	memset(host->cq_area, 0, host->cq_bytes);
+	fl_settle_reset(host);
 	fl_q_init_rings(host);
 	host->features = host->offered & FL_F_ALL;
 	/* nothing to test without a vector: the host polls anyway */
 	if (host->irq_type == FL_IRQ_NONE)
 		host->features &= ~FL_F_IRQ_TEST;
+	if (!READ_ONCE(irq_prod))
+		host->features &= ~FL_F_IRQ_PROD;
 
 	writel(0, host->bar + FL_DB(tx_prod));
 	writel(0, host->bar + FL_DB(rx_prod));

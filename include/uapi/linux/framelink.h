@@ -39,7 +39,8 @@
  *
  * Host memory (allocated by the host, bus address in fl_bar_ctrl.cq_addr):
  *
- *   +0      struct fl_host_status    EP writes cq_prod after the entries it publishes
+ *   +0      struct fl_host_status    EP writes cq_prod after the entries it publishes,
+ *                                    irq_prod, irq_seq after it (%FL_F_IRQ_PROD)
  *   +64     struct fl_cqe[cq_entries] EP writes completions (TX done, RX frame)
  *
  * Frame flow, host -> endpoint: the host writes an fl_tx_desc (bus address and length of a
@@ -119,8 +120,22 @@
  */
 #define FL_F_CQ_BATCH		(1ULL << 5)
 
+/*
+ * Interrupts announced in host memory (issue 10): before each interrupt the endpoint writes
+ * fl_host_status.irq_prod (the cq_prod the interrupt is for) and then irq_seq (a count of
+ * interrupts), after cq_prod, and does not read anything back across the link. An interrupt
+ * may reach the host before the posted writes ahead of it (on Tegra234 the MSI is a
+ * controller register write, not a write behind the data): the host counts the interrupts
+ * it took and, until irq_seq has caught up with them and cq_prod with irq_prod, polls its
+ * own memory with back-off (bounded; fl_stats.early_irqs), waking its waiters whenever
+ * something new landed. Without the bit the
+ * endpoint reads cq_prod back through its window before every interrupt (a round trip
+ * over the link each), as before.
+ */
+#define FL_F_IRQ_PROD		(1ULL << 6)
+
 #define FL_F_ALL		(FL_F_CQ_EVENT | FL_F_DMA | FL_F_TIMESTAMPS | FL_F_INTX_ACK | \
-				 FL_F_IRQ_TEST | FL_F_CQ_BATCH)
+				 FL_F_IRQ_TEST | FL_F_CQ_BATCH | FL_F_IRQ_PROD)
 
 /**
  * struct fl_bar_header - what the endpoint offers (BAR0 + 0x0, 256 bytes)
@@ -285,12 +300,19 @@ struct fl_rx_desc {
  *	and not yet completed, as of this publication (written with @cq_prod; 0 before). The
  *	host counts receive completions to wait for from it, not from the buffers it posted,
  *	which are room and not frames on their way.
+ * @irq_seq: with %FL_F_IRQ_PROD, free-running count of the interrupts the endpoint raised
+ *	(or deferred, for INTx) this session; written after @irq_prod, before the interrupt.
+ * @irq_prod: with %FL_F_IRQ_PROD, the @cq_prod the last interrupt was raised for, written
+ *	after @cq_prod (0 before the first). It lies above @irq_seq so that a writer whose
+ *	stores land highest address first (the lab's window) still lands it first.
  * @reserved: zero.
  */
 struct fl_host_status {
 	__le32 cq_prod;
 	__le32 e2h_pending;
-	__le32 reserved[14];
+	__le32 irq_seq;
+	__le32 irq_prod;
+	__le32 reserved[12];
 };
 
 #define FL_CQE_TX_DONE		1	/* a fl_tx_desc was consumed */
@@ -573,6 +595,13 @@ struct fl_reap {
  * @batch_irqs: interrupts the endpoint raised with %FL_F_CQ_BATCH at the end of a batch,
  *	short of the host's cq_event, since nothing more was in flight (endpoint; reserved
  *	word before, 0 from an older endpoint).
+ * @early_irqs: interrupts that reached the host before the completions they announced
+ *	(%FL_F_IRQ_PROD): the host polled its own memory until they landed (host; reserved
+ *	word before, 0 from an older host).
+ * @stale_irqs: times the host stopped waiting, 50 ms after its last interrupt, for more
+ *	announcements than came
+ *	(%FL_F_IRQ_PROD): a duplicated interrupt, an INTx handler run again; the waiters
+ *	are woken anyway (host; reserved word before).
  * @reserved: zero.
  */
 struct fl_stats {
@@ -596,7 +625,9 @@ struct fl_stats {
 	__u64 intx_retries;
 	__u64 link_reads;
 	__u64 batch_irqs;
-	__u64 reserved[12];
+	__u64 early_irqs;
+	__u64 stale_irqs;
+	__u64 reserved[10];
 };
 
 #define FL_IOC_MAGIC		0xB9
@@ -641,6 +672,8 @@ FL_ABI_ASSERT(offsetof(struct fl_tx_desc, seq) == 28);
 FL_ABI_ASSERT(sizeof(struct fl_rx_desc) == 16);
 FL_ABI_ASSERT(sizeof(struct fl_host_status) == FL_HOST_CQ_OFFSET);
 FL_ABI_ASSERT(offsetof(struct fl_host_status, e2h_pending) == 4);
+FL_ABI_ASSERT(offsetof(struct fl_host_status, irq_seq) == 8);
+FL_ABI_ASSERT(offsetof(struct fl_host_status, irq_prod) == 12);
 FL_ABI_ASSERT(sizeof(struct fl_cqe) == 64);
 FL_ABI_ASSERT(offsetof(struct fl_cqe, kind) == 8);
 FL_ABI_ASSERT(offsetof(struct fl_cqe, cookie) == 24);
@@ -658,5 +691,6 @@ FL_ABI_ASSERT(offsetof(struct fl_completion, cookie) == 24);
 FL_ABI_ASSERT(sizeof(struct fl_reap) == 32);
 FL_ABI_ASSERT(sizeof(struct fl_stats) == 256);
 FL_ABI_ASSERT(offsetof(struct fl_stats, link_reads) == 144);
+FL_ABI_ASSERT(offsetof(struct fl_stats, stale_irqs) == 168);
 
 #endif /* _UAPI_LINUX_FRAMELINK_H */
