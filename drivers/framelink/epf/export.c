@@ -286,6 +286,29 @@ static struct dma_buf *fl_xbuf_export(struct fl_ep *ep, struct fl_xbuf *xb, bool
 	return dmabuf;
 }
 
+/*
+ * The slot's first page, while the slots cannot be freed: unbind marks the
+ * endpoint dead under files_lock before it frees them.
+ */
+static int fl_xbuf_find_page(struct fl_ep *ep, struct fl_xbuf *xb, size_t off)
+{
+	int ret = 0;
+
+	mutex_lock(&ep->files_lock);
+	if (ep->dead) {
+		ret = -ENODEV;
+	} else {
+		xb->page = fl_slotmem_page(ep, off);
+		if (!xb->page)
+			ret = -ENXIO;
+	}
+	mutex_unlock(&ep->files_lock);
+	if (ret == -ENXIO)
+		dev_warn_ratelimited(ep->dev, "export: the DMA API cannot describe slot %u\n",
+				     xb->slot);
+	return ret;
+}
+
 /**
  * fl_export_slot() - FL_IOC_EXPORT after its checks (cdev.c): a dma-buf fd for one slot
  * @ep: the endpoint.
@@ -295,7 +318,7 @@ static struct dma_buf *fl_xbuf_export(struct fl_ep *ep, struct fl_xbuf *xb, bool
  * The fd is installed only after the answer reached user space: a call that
  * fails leaves no fd behind (the rule of every framelink ioctl).
  *
- * Return: 0, -ENODEV (unbound), -EOPNOTSUPP (the DMA API cannot describe the
+ * Return: 0, -ENODEV (unbound), -ENXIO (the DMA API cannot describe the
  * slot's pages), -EFAULT, or the error of dma_buf_export() or
  * get_unused_fd_flags().
  */
@@ -312,13 +335,9 @@ int fl_export_slot(struct fl_ep *ep, struct fl_export *x, void __user *arg)
 	xb->ep = ep;
 	xb->slot = x->slot;
 	INIT_LIST_HEAD(&xb->atts);
-	xb->page = fl_slotmem_page(ep, off);
-	if (!xb->page) {
-		dev_warn_ratelimited(ep->dev, "export: the DMA API cannot describe slot %u\n",
-				     x->slot);
-		ret = -EOPNOTSUPP;
+	ret = fl_xbuf_find_page(ep, xb, off);
+	if (ret)
 		goto free_xb;
-	}
 	fd = get_unused_fd_flags(x->flags & FL_EXPORT_CLOEXEC ? O_CLOEXEC : 0);
 	if (fd < 0) {
 		ret = fd;

@@ -602,7 +602,8 @@ struct fl_stats {
 /**
  * struct fl_export - FL_IOC_EXPORT (40 bytes; endpoint only)
  * @slot: in: the slot to export, 0..fl_info.nbufs - 1.
- * @flags: in: FL_EXPORT_*; other bits are -EINVAL.
+ * @flags: in: FL_EXPORT_*; other bits are -EINVAL. FL_EXPORT_RDWR governs CPU mappings of
+ *	the dma-buf; what an importing device does is its own driver's choice.
  * @fd: out: a dma-buf file descriptor for the slot's memory.
  * @reserved0: zero.
  * @size: out: bytes of the dma-buf (fl_info.buf_size).
@@ -615,8 +616,9 @@ struct fl_stats {
  * while the slot is the app's (after the REAP of its completion, before its next SUBMIT or
  * POST), and brackets CPU access with DMA_BUF_IOCTL_SYNC. After unbind the dma-buf stays a
  * valid fd: its mappings fault (SIGBUS), DMA_BUF_IOCTL_SYNC and new imports fail with -ENODEV.
- * Errors: -EINVAL (slot, flags, reserved), -ENODEV (unbound), -EMFILE, -ENOMEM, -EFAULT (no
- * fd is created then); the host's device answers -ENOTTY.
+ * Errors: -EINVAL (slot, flags, reserved), -ENODEV (unbound), -EOPNOTSUPP (a kernel without
+ * dma-buf), -ENXIO (the DMA API cannot describe the slot), -EMFILE, -ENOMEM, -EFAULT (no fd
+ * is created then); the host's device answers -ENOTTY.
  */
 struct fl_export {
 	__u32 slot;
