@@ -7,6 +7,8 @@
 #    memory (CRC both ways with DMA_BUF_IOCTL_SYNC), mapping rules (read-only export, no
 #    private or executable mapping), a host frame read through the dma-buf of the slot it
 #    arrived in (exporting takes no ownership), the dma-buf outliving the device file;
+#  - `framelink export`: a slot out of range fails; the slot's dma-buf fd and size, or
+#    EOPNOTSUPP on a kernel without dma-buf;
 #  - unbind, function removal and pci-epc-loop unload while a dma-buf and a mapping of it are
 #    held: the mapping faults, sync and mmap() fail with ENODEV, framelink-epf cannot be
 #    unloaded until the dma-buf's release, which comes last (no splat: the runner checks the
@@ -26,7 +28,14 @@ t_check "start: loop generic, host, 8 slots of 1 MiB" fl_start "profile=generic"
 	"nbufs=8 buf_size=1048576" slots=8 slot_size=1048576 dma_channels=2 || exit 0
 t_run_tap export framelink_test -f epexport
 
-if ! grep -qw dma_buf_export /proc/kallsyms; then
+t_check "cli: framelink export of a slot out of range fails" \
+	sh -c "! framelink export -d $EDEV -s 8"
+if grep -qw dma_buf_export /proc/kallsyms; then
+	t_check "cli: framelink export prints the slot's dma-buf" \
+		sh -c "framelink export -d $EDEV -s 0 | grep 'dma-buf fd .*, 1048576 bytes'"
+else
+	t_check "cli: framelink export answers EOPNOTSUPP" \
+		sh -c "framelink export -d $EDEV -s 0 2>&1 | grep 'not supported'"
 	t_skip "export: unbind with a dma-buf open" "kernel without dma-buf (CONFIG_DMA_SHARED_BUFFER)"
 	t_check "host unloads" rmmod framelink_host
 	t_check "unbind" fl_unbind 50
