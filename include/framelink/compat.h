@@ -632,4 +632,18 @@ static inline void fl_zap_pfn_vma(struct vm_area_struct *vma)
 #endif
 }
 
+/*
+ * framelink-epf slot export (issue 11, epf/export.c): the dma-buf functions live in the
+ * DMA_BUF symbol namespace (since 5.16), which MODULE_IMPORT_NS() names by an identifier
+ * before 6.13 and by a string literal since (include/linux/module.h). The dma_buf_ops the
+ * export uses (attach, detach, map/unmap_dma_buf, release, begin/end_cpu_access, mmap) have
+ * the same signatures in 6.1, 6.12 and 7.3; it implements no vmap, so the
+ * dma_buf_map/iosys_map rename (6.0) does not reach it.
+ */
+#ifdef FL_HAVE_IMPORT_NS_STRING
+#define FL_MODULE_IMPORT_NS_DMA_BUF	MODULE_IMPORT_NS("DMA_BUF")
+#else
+#define FL_MODULE_IMPORT_NS_DMA_BUF	MODULE_IMPORT_NS(DMA_BUF)
+#endif
+
 #endif /* _FRAMELINK_COMPAT_H */

@@ -11,6 +11,7 @@
  *   framelink stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV]
  *                    [--csv]              (both ends in one machine: the lab; stream.c)
  *   framelink check [-d DEV] [-t MS]      (API conformance: documented errors, ownership)
+ *   framelink export [-d DEV] -s SLOT     (endpoint: a slot as a dma-buf, FL_IOC_EXPORT)
  *   framelink peek FILE OFFSET LENGTH     (hex dump of an mmap()able file, e.g. a PCI BAR's
  *                                          sysfs resourceN: the host's view, read only)
  *   framelink hold DEV READY GO [race]    (lab: keep the buffers mapped across a removal,
@@ -32,6 +33,7 @@
 #include <poll.h>
 #include <setjmp.h>
 #include <sys/ioctl.h>
+#include <linux/dma-buf.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -82,6 +84,8 @@ static void usage(FILE *f)
 		"  stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV] [--csv]\n"
 		"                                 both ends here (the lab): one- or two-way stream\n"
 		"  check [-d DEV] [-t MS]         ioctl error paths and buffer ownership\n"
+		"  export [-d DEV] -s SLOT        endpoint: the slot as a dma-buf (FL_IOC_EXPORT),\n"
+		"                                 its fd, size and CRC read through it\n"
 		"  peek FILE OFFSET LENGTH        hex dump via mmap() (a BAR's sysfs resourceN)\n"
 		"  hold DEV READY GO [race]       lab: buffers mapped across a removal: SIGBUS?\n"
 		"options:\n"
@@ -407,6 +411,37 @@ static int cmd_stats(struct opts *o)
 		print_stats(&s);
 	fl_dev_close(&d);
 	return ret ? 1 : 0;
+}
+
+/* Export one slot as a dma-buf; its CRC read through the dma-buf with DMA_BUF_IOCTL_SYNC */
+static int cmd_export(struct opts *o)
+{
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
+	struct fl_export x = { .slot = (u32)o->sizes[0], .flags = FL_EXPORT_CLOEXEC };
+	struct fl_dev d;
+	u32 crc = 0;
+	void *p;
+
+	if (open_dev(&d, o->dev, 0))
+		return 1;
+	if (ioctl(d.fd, FL_IOC_EXPORT, &x)) {
+		fprintf(stderr, "framelink: EXPORT slot %u: %s\n", x.slot, strerror(errno));
+		fl_dev_close(&d);
+		return 1;
+	}
+	p = mmap(NULL, x.size, PROT_READ, MAP_SHARED, x.fd, 0);
+	if (p != MAP_FAILED && !ioctl(x.fd, DMA_BUF_IOCTL_SYNC, &sync)) {
+		crc = fl_crc32(0, p, x.size);
+		sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
+		ioctl(x.fd, DMA_BUF_IOCTL_SYNC, &sync);
+	}
+	printf("export: slot %u: dma-buf fd %d, %llu bytes, device mmap offset %llu, crc32 %08x\n",
+	       x.slot, x.fd, (unsigned long long)x.size, (unsigned long long)x.offset, crc);
+	if (p != MAP_FAILED)
+		munmap(p, x.size);
+	close(x.fd);
+	fl_dev_close(&d);
+	return p == MAP_FAILED ? 1 : 0;
 }
 
 /* A stack of free buffer indices. */
@@ -1377,6 +1412,13 @@ int main(int argc, char **argv)
 			o.dev = optarg;
 			break;
 		case 's':
+			/* export: a slot index, 0 included */
+			if (!strcmp(cmd, "export")) {
+				if (parse_size(optarg, &o.sizes[0]) || o.sizes[0] > UINT32_MAX)
+					return 2;
+				o.nsizes = 1;
+				break;
+			}
 			if (parse_sizes(optarg, &o)) {
 				fprintf(stderr, "framelink: bad size list '%s'\n", optarg);
 				return 2;
@@ -1418,7 +1460,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!o.dev)
-		o.dev = strcmp(cmd, "echo") ? DEFAULT_HOST_DEV : DEFAULT_EP_DEV;
+		o.dev = strcmp(cmd, "echo") && strcmp(cmd, "export") ? DEFAULT_HOST_DEV :
+			DEFAULT_EP_DEV;
 	/* no SA_RESTART: a blocking REAP returns EINTR and the loops see the stop at once */
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -1429,6 +1472,13 @@ int main(int argc, char **argv)
 		return cmd_info(&o);
 	if (!strcmp(cmd, "stats"))
 		return cmd_stats(&o);
+	if (!strcmp(cmd, "export")) {
+		if (o.nsizes != 1) {
+			fprintf(stderr, "framelink: export: -s SLOT required\n");
+			return 2;
+		}
+		return cmd_export(&o);
+	}
 	if (!strcmp(cmd, "send")) {
 		if (!o.count) {
 			fprintf(stderr, "framelink: send: -n COUNT required\n");

@@ -4,9 +4,10 @@
  *
  * The ioctls of include/uapi/linux/framelink.h, identical to the host's:
  * INFO, SUBMIT (batch), POST (batch), REAP (batch, bounded interruptible
- * wait), STATS; poll() readiness; mmap() of the slots at
- * fl_info.mmap_offset. Batches stop at the first bad entry: @done is its
- * index and the entries before it were accepted.
+ * wait), STATS; EXPORT (a slot as a dma-buf, endpoint only: export.c);
+ * poll() readiness; mmap() of the slots at fl_info.mmap_offset. Batches
+ * stop at the first bad entry: @done is its index and the entries before
+ * it were accepted.
  *
  * A call that fails has had no effect (the host's rule too): what the call
  * writes back (fl_batch.done, fl_reap.count, the completions) is proven
@@ -16,9 +17,10 @@
  * takes them off the queue, so a fault later in a call returns the
  * completions already counted, with success.
  *
- * Lifetime: every open file holds a reference on struct fl_ep. Unbind
- * unregisters the device, zaps user mappings (later accesses get SIGBUS)
- * and frees the slots; files still open get -ENODEV until closed.
+ * Lifetime: every open file and every exported dma-buf holds a reference on
+ * struct fl_ep. Unbind unregisters the device, zaps user mappings, those of
+ * exported dma-bufs too (later accesses get SIGBUS), and frees the slots;
+ * files still open get -ENODEV until closed.
  *
  * Copyright (C) 2026 The framelink authors
  */
@@ -285,6 +287,22 @@ static int fl_ioc_reap(struct fl_ep *ep, void __user *arg)
 	return count ? 0 : ret;
 }
 
+/* FL_IOC_EXPORT: the request is checked here, on every kernel; export.c does the rest */
+static int fl_ioc_export(struct fl_ep *ep, void __user *arg)
+{
+	struct fl_export x;
+
+	if (copy_from_user(&x, arg, sizeof(x)))
+		return -EFAULT;
+	if (x.slot >= ep->nslots || (x.flags & ~FL_EXPORT_FLAGS) || x.reserved0 ||
+	    x.reserved) {
+		dev_dbg_ratelimited(ep->dev, "export: bad slot %u, flags %#x or reserved field\n",
+				    x.slot, x.flags);
+		return -EINVAL;
+	}
+	return fl_export_slot(ep, &x, arg);
+}
+
 static long fl_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct fl_ep_file *f = file->private_data;
@@ -297,6 +315,7 @@ static long fl_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case FL_IOC_POST:
 	case FL_IOC_REAP:
 	case FL_IOC_STATS:
+	case FL_IOC_EXPORT:
 		break;
 	default:
 		return -ENOTTY;
@@ -313,6 +332,8 @@ static long fl_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		return fl_ioc_batch(ep, uarg, false);
 	case FL_IOC_REAP:
 		return fl_ioc_reap(ep, uarg);
+	case FL_IOC_EXPORT:
+		return fl_ioc_export(ep, uarg);
 	default:
 		return fl_ioc_stats(ep, uarg);
 	}
@@ -370,6 +391,7 @@ int fl_cdev_register(struct fl_ep *ep)
 	int ret;
 
 	INIT_LIST_HEAD(&ep->vmas);
+	INIT_LIST_HEAD(&ep->exports);
 	ret = ida_alloc(&fl_ep_ida, GFP_KERNEL);
 	if (ret < 0)
 		return ret;
@@ -413,6 +435,7 @@ void fl_cdev_unregister(struct fl_ep *ep)
 	list_for_each_entry(f, &ep->files, node)
 		unmap_mapping_range(f->file->f_mapping, 0, 0, 1);
 	mutex_unlock(&ep->files_lock);
+	fl_export_zap(ep);
 	fl_q_release_all(ep);
 	wake_up_interruptible(&ep->app_wq);
 	ida_free(&fl_ep_ida, ep->id);

@@ -404,8 +404,9 @@ struct fl_notify_src {
  *	window); held around EPC calls, so never taken under misc_mtx or mmap_lock.
  * @hw_ready: epc_init done (BAR set, channels and window held).
  * @engine: the engine thread while the link is up.
- * @files_lock: protects @files, @vmas and @dead (written under @q_lock too);
- *	open and mmap take it to see @dead, unbind to zap mappings.
+ * @files_lock: protects @files, @vmas, @exports, @exp_mapped and @dead (written
+ *	under @q_lock too); open, mmap and the dma-buf ops take it to see @dead,
+ *	unbind to zap mappings.
  * @dead: unbound: no new work, mappings zapped, slots freed.
  * @files: open files (to zap their mappings at unbind).
  * @notify: the RC -> EP notification source.
@@ -499,6 +500,12 @@ struct fl_notify_src {
  * @sm_att: the framelink-slots region this binding attached to the
  *	controller (slotmem.c), NULL when it uses what the controller had.
  * @sm_attrs: DMA attributes of the slots allocation (alloc, mmap, free).
+ * @sm_pool: the slots come from the controller's pool (dev->dma_mem), whose
+ *	memory may have no linear mapping: no cache maintenance by address.
+ *
+ * @exports: exported slots (struct fl_xbuf, export.c), under @files_lock.
+ * @exp_mapped: importer mappings of exported slots (map_dma_buf without its
+ *	unmap yet), under @files_lock; unbind leaves the slots allocated while any.
  *
  * @xo: the crossover per direction, indexed by %FL_XO_RD / %FL_XO_WR.
  * @xo_va: endpoint buffer of %FL_EP_XO_BUF bytes the measurement copies to and
@@ -540,7 +547,7 @@ struct fl_ep {
 	struct mutex life_lock; /* protects hw_ready, engine, hardware set-up */
 	bool hw_ready;
 	struct task_struct *engine;
-	struct mutex files_lock; /* protects files, vmas, dead */
+	struct mutex files_lock; /* protects files, vmas, exports, exp_mapped, dead */
 	bool dead;
 	struct list_head files;
 	const struct fl_notify_src *notify;
@@ -624,6 +631,11 @@ struct fl_ep {
 	/* Where the slots come from (issue 9 section 3): slotmem.c */
 	struct fl_sm_attach *sm_att;
 	unsigned long sm_attrs;
+	bool sm_pool;
+
+	/* Slots exported as dma-bufs (issue 11): export.c */
+	struct list_head exports;
+	unsigned int exp_mapped;
 
 	/* Crossovers measured at enable (issue 10): xover.c */
 	struct fl_xo xo[2];
@@ -665,6 +677,8 @@ int fl_slots_alloc(struct fl_ep *ep);
 void fl_slots_free(struct fl_ep *ep);
 void fl_slots_free_meta(struct fl_ep *ep);
 int fl_slots_mmap(struct fl_ep *ep, struct vm_area_struct *vma);
+int fl_slots_mmap_part(struct fl_ep *ep, struct vm_area_struct *vma, size_t start,
+		       size_t bytes);
 void fl_slots_sync_mmaps(struct fl_ep *ep);
 u32 fl_q_take_posted(struct fl_ep *ep, u64 *ts_post);
 bool fl_q_peek_sub(struct fl_ep *ep, struct fl_sub *sub);
@@ -752,7 +766,32 @@ u32 fl_xover_info(struct fl_ep *ep, u32 *wr, u32 *rd);
 struct fl_sm_attach;
 int fl_slotmem_alloc(struct fl_ep *ep);
 void fl_slotmem_free(struct fl_ep *ep);
-int fl_slotmem_mmap(struct fl_ep *ep, struct vm_area_struct *vma);
+int fl_slotmem_mmap(struct fl_ep *ep, struct vm_area_struct *vma, size_t off, size_t len);
+struct page *fl_slotmem_page(struct fl_ep *ep, size_t off);
+
+/*
+ * export.c: slots as dma-bufs (issue 11); linked only into a kernel with dma-buf,
+ * compile-checked alone elsewhere (FL_EXPORT_UNLINKED, Kbuild).
+ */
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER) || defined(FL_EXPORT_UNLINKED)
+int fl_export_slot(struct fl_ep *ep, struct fl_export *x, void __user *arg);
+void fl_export_zap(struct fl_ep *ep);
+bool fl_export_mapped(struct fl_ep *ep);
+#else
+static inline int fl_export_slot(struct fl_ep *ep, struct fl_export *x, void __user *arg)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void fl_export_zap(struct fl_ep *ep)
+{
+}
+
+static inline bool fl_export_mapped(struct fl_ep *ep)
+{
+	return false;
+}
+#endif
 
 /* cdev.c */
 int fl_cdev_register(struct fl_ep *ep);

@@ -222,6 +222,10 @@ static void fl_epf_unbind(struct pci_epf *epf)
 			ep->dma_leaked);
 		kref_get(&ep->ref);
 		kmemleak_not_leak(ep);
+	} else if (fl_export_mapped(ep)) {
+		/* A device may still DMA into an exported slot (export.c) */
+		dev_err(&epf->dev, "an exported slot is still mapped by a device: slots leaked\n");
+		fl_xover_free(ep);
 	} else {
 		fl_xover_free(ep);
 		fl_slots_free(ep);

@@ -322,6 +322,8 @@ int fl_slotmem_alloc(struct fl_ep *ep)
 	char size[40] = "";
 
 	ep->sm_attrs = device_iommu_mapped(dev) ? DMA_ATTR_FORCE_CONTIGUOUS : 0;
+	/* A pool wins in dma_alloc_attrs(): its memory may have no linear mapping */
+	ep->sm_pool = fl_sm_dev_pool(dev);
 	mutex_lock(&fl_sm_lock);
 	fl_sm_choose(ep, &s);
 	mutex_unlock(&fl_sm_lock);
@@ -365,14 +367,53 @@ void fl_slotmem_free(struct fl_ep *ep)
 }
 
 /**
- * fl_slotmem_mmap() - map slots to the app with the allocation's memory type
+ * fl_slotmem_mmap() - map slot memory to the app with the allocation's memory type
  * @ep: the endpoint.
- * @vma: the mapping, its range checked by the caller.
+ * @vma: the mapping, its range checked by the caller; vm_pgoff counts from @off.
+ * @off: first byte of the part mapped (0, or a slot's start for an exported slot).
+ * @len: bytes of that part.
  *
  * Return: 0 or the error of dma_mmap_attrs().
  */
-int fl_slotmem_mmap(struct fl_ep *ep, struct vm_area_struct *vma)
+int fl_slotmem_mmap(struct fl_ep *ep, struct vm_area_struct *vma, size_t off, size_t len)
 {
-	return dma_mmap_attrs(ep->dma_dev, vma, ep->slots_va, ep->slots_dma, ep->slots_bytes,
+	return dma_mmap_attrs(ep->dma_dev, vma, ep->slots_va + off, ep->slots_dma + off, len,
 			      ep->sm_attrs);
+}
+
+/**
+ * fl_slotmem_page() - the page where slot memory at @off starts (FL_IOC_EXPORT)
+ * @ep: the endpoint (slots allocated).
+ * @off: a slot's start.
+ *
+ * The DMA API describes its own allocation (dma_get_sgtable_attrs(), which
+ * knows a pool, a remapped CMA block and an IOMMU allocation apart). It is
+ * asked about the whole allocation, not the slot: for an allocation it had
+ * to remap, a sub-range may be described from the allocation's first page
+ * (iommu_dma_get_sgtable(), dma_common_find_pages(), 6.12). The slot must
+ * lie within one segment: the allocation is physically contiguous.
+ *
+ * Return: the page, or NULL when the DMA API cannot describe it.
+ */
+struct page *fl_slotmem_page(struct fl_ep *ep, size_t off)
+{
+	struct page *page = NULL;
+	struct scatterlist *sg;
+	struct sg_table sgt;
+	unsigned int i;
+
+	if (dma_get_sgtable_attrs(ep->dma_dev, &sgt, ep->slots_va, ep->slots_dma,
+				  ep->slots_bytes, ep->sm_attrs))
+		return NULL;
+	for_each_sgtable_sg(&sgt, sg, i) {
+		if (off >= sg->length) {
+			off -= sg->length;
+			continue;
+		}
+		if (!sg->offset && sg->length - off >= ep->slot_size)
+			page = pfn_to_page(page_to_pfn(sg_page(sg)) + (off >> PAGE_SHIFT));
+		break;
+	}
+	sg_free_table(&sgt);
+	return page;
 }

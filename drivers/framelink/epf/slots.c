@@ -118,7 +118,8 @@ void fl_slots_free_meta(struct fl_ep *ep)
 
 /**
  * struct fl_vma - one mmap() of the slots, shared by the VMAs split from it
- * @ep: the endpoint (alive: the VMA holds the file, the file holds @ep).
+ * @ep: the endpoint (alive: the VMA holds the file, the file (the device's, or an
+ *	exported slot's dma-buf) holds @ep).
  * @node: in fl_ep.vmas until unbind has synchronized with it.
  * @mm: the address space it was made in (grabbed), to wait for its mmap() to finish.
  * @users: VMAs using it, plus one while unbind holds it; under fl_ep.files_lock.
@@ -201,12 +202,32 @@ int fl_slots_mmap(struct fl_ep *ep, struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	struct fl_vma *v;
-	int ret;
 
 	lockdep_assert_held(&ep->files_lock);
 	if (off >= ep->slots_bytes || len > ep->slots_bytes - off)
 		return -EINVAL;
+	return fl_slots_mmap_part(ep, vma, 0, ep->slots_bytes);
+}
+
+/**
+ * fl_slots_mmap_part() - map part of the slot memory, tracked for unbind like fl_slots_mmap()
+ * @ep: the endpoint (caller holds files_lock and checked it is alive).
+ * @vma: the mapping; its vm_pgoff counts from @start, its range checked by the caller.
+ * @start: first byte of the part (a slot's start for an exported slot, export.c).
+ * @bytes: bytes of the part.
+ *
+ * Same rules as fl_slots_mmap(): shared, never executable, the DMA API's
+ * memory type, zapped at unbind.
+ *
+ * Return: 0, -EINVAL for a private mapping, -EPERM for an executable one, -ENOMEM.
+ */
+int fl_slots_mmap_part(struct fl_ep *ep, struct vm_area_struct *vma, size_t start,
+		       size_t bytes)
+{
+	struct fl_vma *v;
+	int ret;
+
+	lockdep_assert_held(&ep->files_lock);
 	/* A private (copy-on-write) mapping would write to copies, not to the slots */
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
@@ -217,7 +238,7 @@ int fl_slots_mmap(struct fl_ep *ep, struct vm_area_struct *vma)
 		return -ENOMEM;
 	vm_flags_clear(vma, VM_MAYEXEC);
 	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
-	ret = fl_slotmem_mmap(ep, vma);
+	ret = fl_slotmem_mmap(ep, vma, start, bytes);
 	if (ret) {
 		kfree(v);
 		return ret;

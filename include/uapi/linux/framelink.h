@@ -630,12 +630,48 @@ struct fl_stats {
 	__u64 reserved[10];
 };
 
+/**
+ * struct fl_export - FL_IOC_EXPORT (40 bytes; endpoint only)
+ * @slot: in: the slot to export, 0..fl_info.nbufs - 1.
+ * @flags: in: FL_EXPORT_*; other bits are -EINVAL. FL_EXPORT_RDWR governs CPU mappings of
+ *	the dma-buf; what an importing device does is its own driver's choice.
+ * @fd: out: a dma-buf file descriptor for the slot's memory.
+ * @reserved0: zero.
+ * @size: out: bytes of the dma-buf (fl_info.buf_size).
+ * @offset: out: where the slot starts in the device's own mmap() (fl_info.mmap_offset +
+ *	@slot * fl_info.buf_size), for an app that uses both mappings.
+ * @reserved: zero.
+ *
+ * The dma-buf is a second view of the slot, not a copy, and it does not change who owns the
+ * slot: the app reads or writes it (through the dma-buf or a device it imported it to) only
+ * while the slot is the app's (after the REAP of its completion, before its next SUBMIT or
+ * POST), and brackets CPU access with DMA_BUF_IOCTL_SYNC. After unbind the dma-buf stays a
+ * valid fd: its mappings fault (SIGBUS), DMA_BUF_IOCTL_SYNC and new imports fail with -ENODEV.
+ * Errors: -EINVAL (slot, flags, reserved), -ENODEV (unbound), -EOPNOTSUPP (a kernel without
+ * dma-buf), -ENXIO (the DMA API cannot describe the slot), -EMFILE, -ENOMEM, -EFAULT (no fd
+ * is created then); the host's device answers -ENOTTY.
+ */
+struct fl_export {
+	__u32 slot;
+	__u32 flags;
+	__s32 fd;
+	__u32 reserved0;
+	__u64 size;
+	__u64 offset;
+	__u64 reserved;
+};
+
+#define FL_EXPORT_CLOEXEC	(1U << 0)	/* @fd gets FD_CLOEXEC */
+#define FL_EXPORT_RDWR		(1U << 1)	/* writable mappings; read-only without it */
+#define FL_EXPORT_FLAGS		(FL_EXPORT_CLOEXEC | FL_EXPORT_RDWR)
+
 #define FL_IOC_MAGIC		0xB9
 #define FL_IOC_INFO		_IOR(FL_IOC_MAGIC, 0x00, struct fl_info)
 #define FL_IOC_SUBMIT		_IOWR(FL_IOC_MAGIC, 0x01, struct fl_batch)
 #define FL_IOC_POST		_IOWR(FL_IOC_MAGIC, 0x02, struct fl_batch)
 #define FL_IOC_REAP		_IOWR(FL_IOC_MAGIC, 0x03, struct fl_reap)
 #define FL_IOC_STATS		_IOR(FL_IOC_MAGIC, 0x04, struct fl_stats)
+#define FL_IOC_EXPORT		_IOWR(FL_IOC_MAGIC, 0x05, struct fl_export)
 
 /* Every size and offset above is ABI: checked wherever this header is compiled. */
 #ifdef __KERNEL__
@@ -692,5 +728,10 @@ FL_ABI_ASSERT(sizeof(struct fl_reap) == 32);
 FL_ABI_ASSERT(sizeof(struct fl_stats) == 256);
 FL_ABI_ASSERT(offsetof(struct fl_stats, link_reads) == 144);
 FL_ABI_ASSERT(offsetof(struct fl_stats, stale_irqs) == 168);
+FL_ABI_ASSERT(sizeof(struct fl_export) == 40);
+FL_ABI_ASSERT(offsetof(struct fl_export, fd) == 8);
+FL_ABI_ASSERT(offsetof(struct fl_export, size) == 16);
+FL_ABI_ASSERT(offsetof(struct fl_export, offset) == 24);
+FL_ABI_ASSERT(offsetof(struct fl_export, reserved) == 32);
 
 #endif /* _UAPI_LINUX_FRAMELINK_H */

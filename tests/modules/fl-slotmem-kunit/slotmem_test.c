@@ -18,6 +18,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/dma-direct.h>
 #include <linux/mm.h>
 #include <linux/of_device.h>
 #include <linux/of_platform.h>
@@ -173,6 +174,54 @@ static void fl_smt_other_region_refused(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, fl_sm_dev_cma(dev));
 }
 
+/*
+ * The page of every slot as an exported slot hands it to importers (fl_slotmem_page(),
+ * epf/export.c): the page at the slot's DMA address (no IOMMU here: dma-direct, the
+ * physical address) and under the kernel's own mapping of the slot.
+ */
+static void fl_smt_check_slot_pages(struct kunit *test, struct fl_ep *ep)
+{
+	struct page *page;
+	size_t off;
+	u32 i;
+
+	KUNIT_EXPECT_FALSE(test, ep->sm_pool);
+	for (i = 0; i < ep->nslots; i++) {
+		off = (size_t)i * ep->slot_size;
+		page = fl_slotmem_page(ep, off);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		KUNIT_EXPECT_EQ(test, page_to_phys(page),
+				dma_to_phys(ep->dma_dev, ep->slots_dma + off));
+		if (is_vmalloc_addr(ep->slots_va))
+			KUNIT_EXPECT_PTR_EQ(test, page, vmalloc_to_page(ep->slots_va + off));
+		else
+			KUNIT_EXPECT_PTR_EQ(test, page, virt_to_page(ep->slots_va + off));
+	}
+}
+
+/* a: slots in the linear map (CMA region, coherent) */
+static void fl_smt_slot_pages_linear(struct kunit *test)
+{
+	struct device *dev = fl_smt_dev(test, "a");
+	struct fl_ep *ep = fl_smt_ep(test, dev, 3, FL_SMT_SLOT);
+
+	KUNIT_ASSERT_EQ(test, fl_slotmem_alloc(ep), 0);
+	fl_smt_check_slot_pages(test, ep);
+	fl_slotmem_free(ep);
+}
+
+/* b: slots remapped (default CMA, not coherent): the DMA API must not describe slot 0 for all */
+static void fl_smt_slot_pages_remapped(struct kunit *test)
+{
+	struct device *dev = fl_smt_dev(test, "b");
+	struct fl_ep *ep = fl_smt_ep(test, dev, 3, FL_SMT_SLOT);
+
+	KUNIT_ASSERT_EQ(test, fl_slotmem_alloc(ep), 0);
+	KUNIT_EXPECT_TRUE(test, is_vmalloc_addr(ep->slots_va));
+	fl_smt_check_slot_pages(test, ep);
+	fl_slotmem_free(ep);
+}
+
 static void fl_smt_exit(struct kunit *test)
 {
 	if (test->priv)
@@ -184,6 +233,8 @@ static struct kunit_case fl_slotmem_cases[] = {
 	KUNIT_CASE(fl_smt_too_large),
 	KUNIT_CASE(fl_smt_default_cma_noncoherent),
 	KUNIT_CASE(fl_smt_other_region_refused),
+	KUNIT_CASE(fl_smt_slot_pages_linear),
+	KUNIT_CASE(fl_smt_slot_pages_remapped),
 	{}
 };
 

@@ -1127,21 +1127,31 @@ FIXTURE(ephard) {
 	int have_host;
 };
 
-FIXTURE_SETUP(ephard)
+/* Open the endpoint (its errno when that fails) and the host if it is there */
+static int ep_open_pair(struct fl_end *ep, struct fl_end *host, int *have_host)
 {
 	int ret;
 
-	self->host.fd = -1;
-	self->ep.fd = -1;
-	ret = fl_open(&self->ep, "FL_EP_DEV", "/dev/framelink-ep0");
+	host->fd = -1;
+	ep->fd = -1;
+	ret = fl_open(ep, "FL_EP_DEV", "/dev/framelink-ep0");
+	if (ret)
+		return ret;
+	if (ep->info.role != FL_ROLE_ENDPOINT)
+		return -EINVAL;
+	*have_host = fl_open(host, "FL_HOST_DEV", "/dev/framelink0") == 0;
+	if (!*have_host)
+		fl_close(host);
+	return 0;
+}
+
+FIXTURE_SETUP(ephard)
+{
+	int ret = ep_open_pair(&self->ep, &self->host, &self->have_host);
+
 	if (ret == -ENOENT)
 		SKIP(return, "no framelink endpoint device on this machine");
 	ASSERT_EQ(0, ret);
-	ASSERT_EQ(FL_ROLE_ENDPOINT, self->ep.info.role);
-	ret = fl_open(&self->host, "FL_HOST_DEV", "/dev/framelink0");
-	self->have_host = ret == 0;
-	if (!self->have_host)
-		fl_close(&self->host);
 }
 
 FIXTURE_TEARDOWN(ephard)
@@ -1562,5 +1572,326 @@ TEST_F_TIMEOUT(ephard, reopen_in_take_window, 60)
 }
 
 /* ---- end of endpoint hardening ---- */
+
+/*
+ * A slot as a dma-buf (FL_IOC_EXPORT, issue 11; Documentation/framelink.rst "Slots as
+ * dma-buf"): the dma-buf maps the slot's own memory, DMA_BUF_IOCTL_SYNC brackets CPU access,
+ * exporting takes no ownership, the dma-buf outlives the device file, and after unbind it
+ * faults and fails cleanly (FL_EXPORT_UNBIND=1, driven by tests/vm/75-epf-export.sh). No
+ * importing device is in the test kernel: device imports are not exercised here.
+ */
+#include <linux/dma-buf.h>
+
+FIXTURE(epexport) {
+	struct fl_end host;
+	struct fl_end ep;
+	int have_host;
+};
+
+FIXTURE_SETUP(epexport)
+{
+	int ret = ep_open_pair(&self->ep, &self->host, &self->have_host);
+
+	if (ret == -ENOENT)
+		SKIP(return, "no framelink endpoint device on this machine");
+	ASSERT_EQ(0, ret);
+	ASSERT_GE(self->ep.info.nbufs, 2);
+}
+
+FIXTURE_TEARDOWN(epexport)
+{
+	fl_close(&self->ep);
+	fl_close(&self->host);
+}
+
+/* FL_IOC_EXPORT of @slot; 0 or -errno. @x->fd is the dma-buf on success. */
+static int ep_export(struct fl_end *e, uint32_t slot, uint32_t flags, struct fl_export *x)
+{
+	*x = (struct fl_export){ .slot = slot, .flags = flags, .fd = -1 };
+	return ioctl(e->fd, FL_IOC_EXPORT, x) ? -errno : 0;
+}
+
+/* DMA_BUF_IOCTL_SYNC with @flags; 0 or -errno */
+static int dmabuf_sync(int fd, uint64_t flags)
+{
+	struct dma_buf_sync s = { .flags = flags };
+
+	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &s) ? -errno : 0;
+}
+
+#define FL_NO_DMABUF	"kernel without dma-buf (CONFIG_DMA_SHARED_BUFFER)"
+
+/* Bad slot, unknown flags, reserved fields: -EINVAL, no fd created (runs on every kernel) */
+TEST_F(epexport, bad_input_einval)
+{
+	struct fl_export x;
+	int probe, probe2;
+
+	probe = dup(0);
+	ASSERT_LE(0, probe);
+	close(probe);
+	ASSERT_EQ(-EINVAL, ep_export(&self->ep, self->ep.info.nbufs, 0, &x));
+	ASSERT_EQ(-1, x.fd);
+	ASSERT_EQ(-EINVAL, ep_export(&self->ep, UINT32_MAX, 0, &x));
+	ASSERT_EQ(-EINVAL, ep_export(&self->ep, 0, FL_EXPORT_FLAGS + 1, &x));
+	ASSERT_EQ(-EINVAL, ep_export(&self->ep, 0, 1U << 31, &x));
+	x = (struct fl_export){ .slot = 0, .reserved0 = 1 };
+	ASSERT_EQ(-1, ioctl(self->ep.fd, FL_IOC_EXPORT, &x));
+	ASSERT_EQ(EINVAL, errno);
+	x = (struct fl_export){ .slot = 0, .reserved = 1ULL << 63 };
+	ASSERT_EQ(-1, ioctl(self->ep.fd, FL_IOC_EXPORT, &x));
+	ASSERT_EQ(EINVAL, errno);
+	/* An unreadable request: -EFAULT */
+	ASSERT_EQ(-1, ioctl(self->ep.fd, FL_IOC_EXPORT, (void *)8));
+	ASSERT_EQ(EFAULT, errno);
+	/* No fd was left behind by any of them: the lowest free number is unchanged */
+	probe2 = dup(0);
+	ASSERT_EQ(probe, probe2);
+	close(probe2);
+}
+
+/* The host's device has no slots to export */
+TEST_F(epexport, host_refuses_export)
+{
+	struct fl_export x;
+
+	if (!self->have_host)
+		SKIP(return, "no framelink host device");
+	ASSERT_EQ(-ENOTTY, ep_export(&self->host, 0, 0, &x));
+}
+
+/* An answer that cannot be written back: -EFAULT and no fd left behind */
+TEST_F(epexport, unwritable_answer_no_fd)
+{
+	struct fl_export x = { .slot = 0, .flags = FL_EXPORT_RDWR }, *rx;
+	int probe, probe2, ret;
+
+	probe = dup(0);
+	ASSERT_LE(0, probe);
+	close(probe);
+	rx = ep_ro_page(&x, sizeof(x));
+	ASSERT_NE(NULL, rx);
+	ret = ioctl(self->ep.fd, FL_IOC_EXPORT, rx) ? -errno : 0;
+	munmap(rx, 4096);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(-EFAULT, ret);
+	probe2 = dup(0);
+	ASSERT_EQ(probe, probe2);
+	close(probe2);
+}
+
+/*
+ * The dma-buf is the slot's own memory: a pattern written through the slot mapping reads back
+ * through the dma-buf (CRC) and the other way round, with DMA_BUF_IOCTL_SYNC around each
+ * access; size, offset, FD_CLOEXEC and the dma-buf's size (lseek) are what the ABI says.
+ */
+TEST_F(epexport, same_memory_both_ways)
+{
+	uint32_t slot = 1, sz = self->ep.info.buf_size;
+	struct fl_export x;
+	uint8_t *d;
+	int ret;
+
+	ret = ep_export(&self->ep, slot, FL_EXPORT_RDWR | FL_EXPORT_CLOEXEC, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	ASSERT_LE(0, x.fd);
+	EXPECT_EQ(sz, x.size);
+	EXPECT_EQ(self->ep.info.mmap_offset + (uint64_t)slot * sz, x.offset);
+	EXPECT_EQ(FD_CLOEXEC, fcntl(x.fd, F_GETFD) & FD_CLOEXEC);
+	EXPECT_EQ((off_t)sz, lseek(x.fd, 0, SEEK_END));
+	d = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, x.fd, 0);
+	ASSERT_NE(MAP_FAILED, d);
+
+	fill_random(fl_buf(&self->ep, slot), sz, 0xd1);
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(crc32_le(fl_buf(&self->ep, slot), sz), crc32_le(d, sz));
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE));
+	fill_random(d, sz, 0xd2);
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE));
+	EXPECT_EQ(crc32_le(d, sz), crc32_le(fl_buf(&self->ep, slot), sz));
+	/* Only this slot: its neighbour did not get the pattern */
+	EXPECT_NE(crc32_le(d, sz), crc32_le(fl_buf(&self->ep, slot - 1), sz));
+	/* A partial mapping at an offset inside the dma-buf is the same memory there */
+	if (sz > 4096) {
+		uint8_t *p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, x.fd, 4096);
+
+		ASSERT_NE(MAP_FAILED, p);
+		EXPECT_EQ(0, memcmp(p, fl_buf(&self->ep, slot) + 4096, 4096));
+		munmap(p, 4096);
+	}
+	/* Past the end: refused */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, sz + 4096, PROT_READ, MAP_SHARED, x.fd, 0));
+	/* A bad sync request: -EINVAL from the dma-buf core */
+	EXPECT_EQ(-EINVAL, dmabuf_sync(x.fd, DMA_BUF_SYNC_START | 0x80));
+	munmap(d, sz);
+	close(x.fd);
+}
+
+/* Read-only export: no writable mapping; no private, no executable mapping at all */
+TEST_F(epexport, mapping_rules)
+{
+	uint32_t sz = self->ep.info.buf_size;
+	struct fl_export x;
+	void *p;
+	int ret;
+
+	ret = ep_export(&self->ep, 0, 0, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(0, fcntl(x.fd, F_GETFD) & FD_CLOEXEC);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, x.fd, 0));
+	EXPECT_EQ(EACCES, errno);
+	p = mmap(NULL, sz, PROT_READ, MAP_SHARED, x.fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_NE(0, mprotect(p, sz, PROT_READ | PROT_WRITE));
+	munmap(p, sz);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, sz, PROT_READ, MAP_PRIVATE, x.fd, 0));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, sz, PROT_READ | PROT_EXEC, MAP_SHARED, x.fd, 0));
+	close(x.fd);
+}
+
+/*
+ * Exporting takes no ownership: the exported slot is posted and receives a host frame; the
+ * frame reads back through the dma-buf (CRC) once its completion is reaped.
+ */
+TEST_F(epexport, host_frame_through_dmabuf)
+{
+	uint32_t bytes = 65536, slot = 0, zero = 0;
+	struct fl_frame f = { .buf = 0, .flags = FL_FRAME_EOF, .cookie = 0xe4b0 };
+	struct fl_completion c;
+	struct fl_export x;
+	uint32_t crc;
+	uint8_t *d;
+	int ret;
+
+	if (!self->have_host)
+		SKIP(return, "no framelink host device");
+	if (bytes > self->ep.info.buf_size)
+		bytes = self->ep.info.buf_size;
+	if (bytes > self->host.info.buf_size)
+		bytes = self->host.info.buf_size;
+	ret = ep_export(&self->ep, slot, 0, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	d = mmap(NULL, x.size, PROT_READ, MAP_SHARED, x.fd, 0);
+	ASSERT_NE(MAP_FAILED, d);
+	memset(fl_buf(&self->ep, slot), 0, bytes);
+	ASSERT_EQ(0, fl_post(&self->ep, &slot, 1, NULL));
+
+	fill_random(fl_buf(&self->host, zero), bytes, 0xe4);
+	crc = crc32_le(fl_buf(&self->host, zero), bytes);
+	f.bytes = bytes;
+	ASSERT_EQ(0, fl_submit(&self->host, &f, 1, NULL));
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c));
+	ASSERT_EQ(0, c.status);
+	ASSERT_EQ(slot, c.buf);
+	ASSERT_EQ(bytes, c.bytes);
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(crc, crc32_le(d, bytes));
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c));
+	/* The slot is the app's again after the reap: it can be posted once more */
+	ASSERT_EQ(0, fl_post(&self->ep, &slot, 1, NULL));
+	munmap(d, x.size);
+	close(x.fd);
+}
+
+/* The device file closed (the last opener), the dma-buf still maps the slot and syncs */
+TEST_F(epexport, outlives_device_file)
+{
+	uint32_t slot = 1, sz = self->ep.info.buf_size, crc;
+	struct fl_export x;
+	uint8_t *d;
+	int ret;
+
+	fill_random(fl_buf(&self->ep, slot), sz, 0xc1);
+	crc = crc32_le(fl_buf(&self->ep, slot), sz);
+	ret = ep_export(&self->ep, slot, 0, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	fl_close(&self->ep);
+	d = mmap(NULL, sz, PROT_READ, MAP_SHARED, x.fd, 0);
+	ASSERT_NE(MAP_FAILED, d);
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(crc, crc32_le(d, sz));
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+	munmap(d, sz);
+	close(x.fd);
+	/* The device opens again afterwards */
+	ASSERT_EQ(0, fl_open(&self->ep, "FL_EP_DEV", "/dev/framelink-ep0"));
+}
+
+/* Wait up to 60 s for the file @env names; 0 when it appeared */
+static int wait_file(const char *env)
+{
+	const char *path = getenv(env);
+	int i;
+
+	if (!path)
+		return -1;
+	for (i = 0; i < 600 && access(path, F_OK); i++)
+		usleep(100000);
+	return i < 600 ? 0 : -1;
+}
+
+static void touch_file(const char *env)
+{
+	int fd = getenv(env) ? open(getenv(env), O_CREAT | O_WRONLY, 0600) : -1;
+
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * tests/vm/75-epf-export.sh unbinds the function (and unloads the controller) while this
+ * holds a dma-buf and a mapping of it: afterwards the mapping faults (SIGBUS, as the slot
+ * mapping does), DMA_BUF_IOCTL_SYNC and a new mmap() fail with -ENODEV, and the dma-buf's
+ * release comes after the device is gone (the script checks the kernel log and that
+ * framelink-epf cannot be unloaded until then).
+ */
+TEST_F_TIMEOUT(epexport, unbind_while_exported, 150)
+{
+	uint32_t sz = self->ep.info.buf_size;
+	struct fl_export x;
+	uint8_t *d;
+	int ret;
+
+	if (!getenv("FL_EXPORT_UNBIND"))
+		SKIP(return, "run by 75-epf-export.sh (FL_EXPORT_UNBIND=1)");
+	ret = ep_export(&self->ep, 0, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	d = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, x.fd, 0);
+	ASSERT_NE(MAP_FAILED, d);
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW));
+	memset(d, 0x5a, sz);
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW));
+	ASSERT_EQ(0, fl_access_faults(d));
+	fl_close(&self->ep);
+	touch_file("FL_EXPORT_READY");
+	ASSERT_EQ(0, wait_file("FL_UNBIND_DONE"));
+
+	EXPECT_EQ(1, fl_access_faults(d)) {
+		TH_LOG("the dma-buf mapping still reads after the unbind: freed slot memory");
+	}
+	EXPECT_EQ(-ENODEV, dmabuf_sync(x.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, sz, PROT_READ, MAP_SHARED, x.fd, 0));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ((off_t)sz, lseek(x.fd, 0, SEEK_END));
+	munmap(d, sz);
+	/* The script tries to unload framelink-epf now: it must be refused */
+	touch_file("FL_EXPORT_CHECKED");
+	ASSERT_EQ(0, wait_file("FL_EXPORT_RELEASE"));
+	close(x.fd);
+}
 
 TEST_HARNESS_MAIN

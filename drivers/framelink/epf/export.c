@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framelink-epf: a slot as a dma-buf (FL_IOC_EXPORT, issue 11).
+ *
+ * The endpoint app hands a slot to a GPU or another device that imports
+ * dma-bufs. The dma-buf is a second view of the slot's memory, not a copy;
+ * it changes nothing in who owns the slot (enum fl_slot_state): the app uses
+ * it only while the slot is the app's, as with its mmap() of the slots.
+ *
+ * Memory and sync:
+ *  - importers get the slot's pages (fl_slotmem_page(): the DMA API's own
+ *    description of the allocation) mapped for their device with
+ *    dma_map_sgtable(): a streaming mapping, so CPU access is bracketed by
+ *    DMA_BUF_IOCTL_SYNC, which syncs every importer mapping of this dma-buf
+ *    (dma_sync_sgtable_for_cpu() at begin, _for_device() at end). The
+ *    controller's own view needs no sync: the slots are a coherent DMA API
+ *    allocation on it;
+ *  - mmap() of the dma-buf is fl_slots_mmap_part(): the same memory type as
+ *    the slot mmap() (the DMA API's choice), shared only, never executable;
+ *  - slots from the controller's pool (a no-map reserved region has no
+ *    linear mapping for cache maintenance by address) are refused to
+ *    importers that are not dma-coherent.
+ *
+ * Lifetime, the rules of the slot mmap() (slots.c, cdev.c): a dma-buf holds a
+ * reference on struct fl_ep and, through the dma-buf core, on this module
+ * (rmmod fails while one is open). Unbind marks the endpoint dead, zaps every
+ * CPU mapping of every exported dma-buf (later accesses get SIGBUS) and then
+ * frees the slots; the dma-buf stays a valid fd whose sync, mmap() and new
+ * imports fail with -ENODEV, and its release after unbind touches only the
+ * bookkeeping. An importer mapping (map_dma_buf without its unmap) cannot be
+ * revoked: the importer may still run DMA into it. While one exists at
+ * unbind, the slot memory is left allocated for good (logged), never freed
+ * under a device.
+ *
+ * Copyright (C) 2026 The framelink authors
+ */
+
+#include <linux/dma-buf.h>
+#include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
+#include <linux/file.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "epf.h"
+
+FL_MODULE_IMPORT_NS_DMA_BUF;
+
+/**
+ * struct fl_xbuf - one exported slot (the dma-buf's priv)
+ * @ep: the endpoint (a reference, dropped at release).
+ * @dmabuf: the dma-buf.
+ * @node: in fl_ep.exports, under fl_ep.files_lock.
+ * @atts: struct fl_xatt mapped for an importer, under fl_ep.files_lock.
+ * @slot: the slot.
+ * @page: its first page (physically contiguous).
+ */
+struct fl_xbuf {
+	struct fl_ep *ep;
+	struct dma_buf *dmabuf;
+	struct list_head node;
+	struct list_head atts;
+	u32 slot;
+	struct page *page;
+};
+
+/**
+ * struct fl_xatt - one importer's attachment (dma_buf_attachment.priv)
+ * @dev: the importer's device.
+ * @sgt: the slot's pages, mapped for @dev while @mapped.
+ * @dir: direction of that mapping.
+ * @mapped: mapped, or being mapped (under fl_ep.files_lock).
+ * @node: in fl_xbuf.atts once mapped, under fl_ep.files_lock.
+ */
+struct fl_xatt {
+	struct device *dev;
+	struct sg_table sgt;
+	enum dma_data_direction dir;
+	bool mapped;
+	struct list_head node;
+};
+
+static int fl_xbuf_attach(struct dma_buf *dmabuf, struct dma_buf_attachment *attach)
+{
+	struct fl_xatt *a = kzalloc(sizeof(*a), GFP_KERNEL);
+
+	if (!a)
+		return -ENOMEM;
+	a->dev = attach->dev;
+	INIT_LIST_HEAD(&a->node);
+	attach->priv = a;
+	return 0;
+}
+
+static void fl_xbuf_detach(struct dma_buf *dmabuf, struct dma_buf_attachment *attach)
+{
+	kfree(attach->priv);
+	attach->priv = NULL;
+}
+
+/* Claim @a for one mapping: the endpoint alive, @a not mapped yet */
+static int fl_xatt_claim(struct fl_xbuf *xb, struct fl_xatt *a)
+{
+	struct fl_ep *ep = xb->ep;
+	int ret = 0;
+
+	mutex_lock(&ep->files_lock);
+	if (ep->dead) {
+		ret = -ENODEV;
+	} else if (a->mapped) {
+		ret = -EBUSY;
+	} else {
+		a->mapped = true;
+		ep->exp_mapped++;
+	}
+	mutex_unlock(&ep->files_lock);
+	return ret;
+}
+
+static void fl_xatt_unclaim(struct fl_xbuf *xb, struct fl_xatt *a)
+{
+	struct fl_ep *ep = xb->ep;
+
+	mutex_lock(&ep->files_lock);
+	list_del_init(&a->node);
+	a->mapped = false;
+	ep->exp_mapped--;
+	mutex_unlock(&ep->files_lock);
+}
+
+static struct sg_table *fl_xbuf_map(struct dma_buf_attachment *attach,
+				    enum dma_data_direction dir)
+{
+	struct fl_xbuf *xb = attach->dmabuf->priv;
+	struct fl_xatt *a = attach->priv;
+	struct fl_ep *ep = xb->ep;
+	int ret;
+
+	if (ep->sm_pool && !dev_is_dma_coherent(a->dev)) {
+		dev_dbg_ratelimited(ep->dev, "export: slots from a pool, %s not dma-coherent\n",
+				    dev_name(a->dev));
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	ret = fl_xatt_claim(xb, a);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = sg_alloc_table(&a->sgt, 1, GFP_KERNEL);
+	if (ret)
+		goto unclaim;
+	sg_set_page(a->sgt.sgl, xb->page, ep->slot_size, 0);
+	ret = dma_map_sgtable(a->dev, &a->sgt, dir, 0);
+	if (ret)
+		goto free_table;
+	a->dir = dir;
+	mutex_lock(&ep->files_lock);
+	list_add(&a->node, &xb->atts);
+	mutex_unlock(&ep->files_lock);
+	return &a->sgt;
+
+free_table:
+	sg_free_table(&a->sgt);
+unclaim:
+	fl_xatt_unclaim(xb, a);
+	return ERR_PTR(ret);
+}
+
+static void fl_xbuf_unmap(struct dma_buf_attachment *attach, struct sg_table *sgt,
+			  enum dma_data_direction dir)
+{
+	struct fl_xbuf *xb = attach->dmabuf->priv;
+	struct fl_xatt *a = attach->priv;
+	struct fl_ep *ep = xb->ep;
+
+	mutex_lock(&ep->files_lock);
+	list_del_init(&a->node);
+	mutex_unlock(&ep->files_lock);
+	dma_unmap_sgtable(a->dev, &a->sgt, a->dir, 0);
+	sg_free_table(&a->sgt);
+	/* Counted until the device can no longer reach the slot */
+	fl_xatt_unclaim(xb, a);
+}
+
+/* Sync every importer mapping for the CPU (@for_cpu) or back for the devices */
+static int fl_xbuf_sync(struct dma_buf *dmabuf, bool for_cpu)
+{
+	struct fl_xbuf *xb = dmabuf->priv;
+	struct fl_ep *ep = xb->ep;
+	struct fl_xatt *a;
+	int ret = 0;
+
+	mutex_lock(&ep->files_lock);
+	if (ep->dead) {
+		ret = -ENODEV;
+	} else {
+		list_for_each_entry(a, &xb->atts, node) {
+			if (for_cpu)
+				dma_sync_sgtable_for_cpu(a->dev, &a->sgt, a->dir);
+			else
+				dma_sync_sgtable_for_device(a->dev, &a->sgt, a->dir);
+		}
+	}
+	mutex_unlock(&ep->files_lock);
+	return ret;
+}
+
+static int fl_xbuf_begin_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
+{
+	return fl_xbuf_sync(dmabuf, true);
+}
+
+static int fl_xbuf_end_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
+{
+	return fl_xbuf_sync(dmabuf, false);
+}
+
+static int fl_xbuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
+{
+	struct fl_xbuf *xb = dmabuf->priv;
+	struct fl_ep *ep = xb->ep;
+	int ret;
+
+	/* The dma-buf core checked the range against the slot's size */
+	mutex_lock(&ep->files_lock);
+	ret = ep->dead ? -ENODEV :
+	      fl_slots_mmap_part(ep, vma, (size_t)xb->slot * ep->slot_size, ep->slot_size);
+	mutex_unlock(&ep->files_lock);
+	return ret;
+}
+
+static void fl_xbuf_release(struct dma_buf *dmabuf)
+{
+	struct fl_xbuf *xb = dmabuf->priv;
+	struct fl_ep *ep = xb->ep;
+
+	mutex_lock(&ep->files_lock);
+	list_del(&xb->node);
+	mutex_unlock(&ep->files_lock);
+	fl_ep_put(ep);
+	kfree(xb);
+}
+
+static const struct dma_buf_ops fl_xbuf_ops = {
+	.attach = fl_xbuf_attach,
+	.detach = fl_xbuf_detach,
+	.map_dma_buf = fl_xbuf_map,
+	.unmap_dma_buf = fl_xbuf_unmap,
+	.release = fl_xbuf_release,
+	.begin_cpu_access = fl_xbuf_begin_cpu,
+	.end_cpu_access = fl_xbuf_end_cpu,
+	.mmap = fl_xbuf_mmap,
+};
+
+/*
+ * A new dma-buf for @xb->slot, listed in @ep->exports; it holds a reference on
+ * @ep and owns @xb (freed by its release). On failure @xb is freed too.
+ */
+static struct dma_buf *fl_xbuf_export(struct fl_ep *ep, struct fl_xbuf *xb, bool rdwr)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(info);
+	struct dma_buf *dmabuf;
+
+	info.ops = &fl_xbuf_ops;
+	info.size = ep->slot_size;
+	info.flags = rdwr ? O_RDWR : O_RDONLY;
+	info.priv = xb;
+	kref_get(&ep->ref);
+	dmabuf = dma_buf_export(&info);
+	if (IS_ERR(dmabuf)) {
+		fl_ep_put(ep);
+		kfree(xb);
+		return dmabuf;
+	}
+	xb->dmabuf = dmabuf;
+	/* From here the release op drops the reference and frees @xb */
+	mutex_lock(&ep->files_lock);
+	list_add(&xb->node, &ep->exports);
+	if (ep->dead) {
+		mutex_unlock(&ep->files_lock);
+		dma_buf_put(dmabuf);
+		return ERR_PTR(-ENODEV);
+	}
+	mutex_unlock(&ep->files_lock);
+	return dmabuf;
+}
+
+/*
+ * The slot's first page, while the slots cannot be freed: unbind marks the
+ * endpoint dead under files_lock before it frees them.
+ */
+static int fl_xbuf_find_page(struct fl_ep *ep, struct fl_xbuf *xb, size_t off)
+{
+	int ret = 0;
+
+	mutex_lock(&ep->files_lock);
+	if (ep->dead) {
+		ret = -ENODEV;
+	} else {
+		xb->page = fl_slotmem_page(ep, off);
+		if (!xb->page)
+			ret = -ENXIO;
+	}
+	mutex_unlock(&ep->files_lock);
+	if (ret == -ENXIO)
+		dev_warn_ratelimited(ep->dev, "export: the DMA API cannot describe slot %u\n",
+				     xb->slot);
+	return ret;
+}
+
+/**
+ * fl_export_slot() - FL_IOC_EXPORT after its checks (cdev.c): a dma-buf fd for one slot
+ * @ep: the endpoint.
+ * @x: the request, checked: slot in range, known flags, reserved fields zero.
+ * @arg: where it came from, for the answer.
+ *
+ * The fd is installed only after the answer reached user space: a call that
+ * fails leaves no fd behind (the rule of every framelink ioctl).
+ *
+ * Return: 0, -ENODEV (unbound), -ENXIO (the DMA API cannot describe the
+ * slot's pages), -EFAULT, or the error of dma_buf_export() or
+ * get_unused_fd_flags().
+ */
+int fl_export_slot(struct fl_ep *ep, struct fl_export *x, void __user *arg)
+{
+	size_t off = (size_t)x->slot * ep->slot_size;
+	struct dma_buf *dmabuf;
+	struct fl_xbuf *xb;
+	int fd, ret;
+
+	xb = kzalloc(sizeof(*xb), GFP_KERNEL);
+	if (!xb)
+		return -ENOMEM;
+	xb->ep = ep;
+	xb->slot = x->slot;
+	INIT_LIST_HEAD(&xb->atts);
+	ret = fl_xbuf_find_page(ep, xb, off);
+	if (ret)
+		goto free_xb;
+	fd = get_unused_fd_flags(x->flags & FL_EXPORT_CLOEXEC ? O_CLOEXEC : 0);
+	if (fd < 0) {
+		ret = fd;
+		goto free_xb;
+	}
+	/* From here @xb belongs to the dma-buf */
+	dmabuf = fl_xbuf_export(ep, xb, x->flags & FL_EXPORT_RDWR);
+	if (IS_ERR(dmabuf)) {
+		ret = PTR_ERR(dmabuf);
+		goto put_fd;
+	}
+	x->fd = fd;
+	x->size = ep->slot_size;
+	x->offset = off;
+	if (copy_to_user(arg, x, sizeof(*x))) {
+		ret = -EFAULT;
+		goto put_dmabuf;
+	}
+	fd_install(fd, dmabuf->file);
+	return 0;
+
+put_dmabuf:
+	dma_buf_put(dmabuf);
+put_fd:
+	put_unused_fd(fd);
+	return ret;
+free_xb:
+	kfree(xb);
+	return ret;
+}
+
+/**
+ * fl_export_zap() - zap every CPU mapping of every exported slot (unbind)
+ * @ep: the endpoint, dead, after fl_slots_sync_mmaps() (so every mmap() of a
+ *	dma-buf that passed the dead check has linked its VMA).
+ */
+void fl_export_zap(struct fl_ep *ep)
+{
+	struct fl_xbuf *xb;
+
+	mutex_lock(&ep->files_lock);
+	list_for_each_entry(xb, &ep->exports, node)
+		unmap_mapping_range(xb->dmabuf->file->f_mapping, 0, 0, 1);
+	mutex_unlock(&ep->files_lock);
+}
+
+/**
+ * fl_export_mapped() - does an importer still map an exported slot? (unbind)
+ * @ep: the endpoint, dead: no new importer mapping is made.
+ *
+ * Return: true while a map_dma_buf has not been unmapped.
+ */
+bool fl_export_mapped(struct fl_ep *ep)
+{
+	bool ret;
+
+	mutex_lock(&ep->files_lock);
+	ret = ep->exp_mapped;
+	mutex_unlock(&ep->files_lock);
+	return ret;
+}
