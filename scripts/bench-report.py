@@ -41,7 +41,9 @@ def table(rows):
     print("GB/s = 10^9 bytes/s of payload; % = of the link model's ceiling for that direction;")
     print("latency = SUBMIT on one end to delivery on the other (both at once: per direction);")
     print("react = SUBMIT to the endpoint issuing the copy (q1: the doorbell-to-DMA time; q8")
-    print("includes the frames ahead); reads/fr = CPU loads across the link per frame, both ends")
+    print("includes the frames ahead); reads/fr = CPU loads across the link per frame, both ends;")
+    print("latency, irq/fr and reads/fr: the steady stream (the frames after the first q and")
+    print("before the last q; GB/s and frames/s: the whole run)")
     hdr = (f"{'size':>5} {'run':<18} {'GB/s':>7} {'%ceil':>6} {'frames/s':>9} {'irq/fr':>6} "
            f"{'reads/fr':>8} {'p50_us':>9} {'p99_us':>9} {'max_us':>9} {'p99/p50':>7} "
            f"{'react_p50':>9} {'react_p99':>9} {'react_max':>9} {'dma':>5} {'cpu':>5}")

@@ -90,7 +90,7 @@ for s in $SIZES; do
 done
 
 # ---- moderation sweep: interrupts per frame against latency spread, 1 MiB, 16 in flight ----
-for b in 0 20 25 33 50 75; do
+for b in 0 20 25 30 33 50 75; do
 	echo $b >/sys/module/framelink_host/parameters/irq_batch
 	for m in h2e e2h; do
 		echo 1 >$LOOPDBG/link_model_reset
@@ -101,7 +101,7 @@ for b in 0 20 25 33 50 75; do
 			/tmp/sweep.out
 	done
 done
-echo 25 >/sys/module/framelink_host/parameters/irq_batch
+echo 30 >/sys/module/framelink_host/parameters/irq_batch
 
 # ---- allocations on the data path: slab allocations by call site, 16 vs 48 frames ----
 for m in h2e e2h; do

@@ -17,10 +17,13 @@
  * bench's limit (the kselftest and `framelink bench` check every byte).
  *
  * Per direction it prints frames, GB/s (10^9 bytes/s of payload, first SUBMIT to the last
- * frame's delivery on the receiving end), frames/s, latency (SUBMIT on one end to delivery
- * on the other: both ends share CLOCK_MONOTONIC, as the completions' timestamps do),
- * interrupts per frame taken by the host and raised by the endpoint, and the frames the
- * endpoint moved by DMA and by CPU copy. --csv adds one "csv," line per direction, with
+ * frame's delivery on the receiving end: the whole run), frames/s, latency (SUBMIT on one
+ * end to delivery on the other: both ends share CLOCK_MONOTONIC, as the completions'
+ * timestamps do), interrupts per frame taken by the host and raised by the endpoint, and
+ * the frames the endpoint moved by DMA and by CPU copy. Latency, interrupts and link reads
+ * are those of the steady stream: the frames after the first DEPTH and before the last
+ * DEPTH (the pipeline filling and draining is not saturation; a run shorter than three
+ * times DEPTH counts all of it), the counters read when the receiver got to those frames. --csv adds one "csv," line per direction, with
  * two more measures: the reaction time (SUBMIT to the endpoint issuing the frame's copy,
  * from the completions' ts_dma_start: with one frame in flight the doorbell-to-DMA time,
  * with more it includes waiting for the frames ahead) as p50/p99/max, and the CPU loads
@@ -47,8 +50,10 @@ struct st_dir {
 	u32 txb[ST_MAX_BATCH], ntxfree, ntx;
 	u32 rxb[ST_MAX_BATCH], nrx;
 	u64 count, sent, received, bad, txbad, tag;
-	u64 *tsub, *lat, *react, nreact;
+	u64 *tsub, *lat, nlat, *react, nreact;
 	u64 t0, t_last;
+	u64 w_lo, w_hi;				/* the steady window: frames [w_lo, w_hi) */
+	struct fl_stats w_tx[2], w_rx[2];	/* both ends' counters at w_lo and w_hi */
 };
 
 /* p50, p99 and max of @n samples (sorted in place) */
@@ -91,6 +96,9 @@ static int st_dir_init(struct st_dir *s, const struct st_opts *o, u32 txfirst, u
 	u32 i;
 
 	s->count = o->count;
+	/* the steady window; all of a run too short to have one */
+	s->w_lo = o->count >= 3ull * o->depth ? o->depth : 0;
+	s->w_hi = o->count - s->w_lo;
 	s->tag = ((fl_now_ns() >> 10) & 0xffff) | 1;
 	s->tsub = calloc(o->count, sizeof(*s->tsub));
 	s->lat = calloc(o->count, sizeof(*s->lat));
@@ -142,6 +150,17 @@ static int st_dir_send(struct st_dir *s, const struct st_opts *o)
 	return ret == -EAGAIN ? 0 : ret;
 }
 
+/* Both ends' counters as the receiver gets to the steady window's first and last frame */
+static void st_window(struct st_dir *s, u64 received)
+{
+	int k = received == s->w_hi - 1;
+
+	if (received != s->w_lo && !k)
+		return;
+	fl_dev_stats(s->tx, &s->w_tx[k]);
+	fl_dev_stats(s->rx, &s->w_rx[k]);
+}
+
 static int st_dir_rx(struct st_dir *s, const struct st_opts *o, const struct fl_completion *c)
 {
 	u64 fno = c->cookie & 0xffffffffu;
@@ -156,12 +175,14 @@ static int st_dir_rx(struct st_dir *s, const struct st_opts *o, const struct fl_
 		/* good frames only, in arrival order: st_print() sorts the first n */
 		u64 tsub = __atomic_load_n(&s->tsub[fno], __ATOMIC_ACQUIRE);
 
-		s->lat[s->received - s->bad] = c->ts_delivered - tsub;
+		if (fno >= s->w_lo && fno < s->w_hi)
+			s->lat[s->nlat++] = c->ts_delivered - tsub;
 		/* SUBMIT (the doorbell for h2e) to the endpoint issuing the copy */
 		if (c->ts_dma_start > tsub)
 			s->react[s->nreact++] = c->ts_dma_start - tsub;
 		s->t_last = c->ts_delivered;
 	}
+	st_window(s, s->received);
 	s->received++;
 	return fl_dev_post(s->rx, &c->buf, 1, NULL);
 }
@@ -294,39 +315,60 @@ static struct st_pct st_pct(u64 *v, u64 n)
 	return p;
 }
 
-static void st_print(const struct st_dir *s, const struct st_opts *o, const struct fl_stats *d_h,
-		     const struct fl_stats *d_e, int ndirs)
-{
-	u64 n = s->received - s->bad, bad = s->bad + s->txbad;
-	u64 ns = s->t_last > s->t0 ? s->t_last - s->t0 : 1;
-	struct st_pct lat = st_pct(s->lat, n), react = st_pct(s->react, s->nreact);
-	u64 p50 = lat.p50, p99 = lat.p99, max = lat.max;
-	double gbps, fps, fr;
-
-	gbps = (double)(n * o->size) / (double)ns;
-	fps = (double)n * 1e9 / (double)ns;
-	/* interrupts are shared by both directions of a two-way stream: per frame of either */
-	fr = (double)(n ? n : 1) * ndirs;
-	printf("%-5s %8llu %8llu %3u %8.3f %9.1f %9.1f %9.1f %9.1f %7.3f %7.3f %7llu %7llu %4llu\n",
-	       s->name, o->size, n, o->depth, gbps, fps, p50 / 1e3, p99 / 1e3, max / 1e3,
-	       d_h->interrupts / fr, d_e->interrupts / fr, d_e->dma_transfers, d_e->cpu_transfers,
-	       bad);
-	if (!o->csv)
-		return;
-	printf("csv,%s,%s,%llu,%u,%llu,%llu,", o->mode, s->name, o->size, o->depth, n, ns);
-	printf("%.6f,%.1f,%.1f,%.1f,%.1f,", gbps, fps, p50 / 1e3, p99 / 1e3, max / 1e3);
-	printf("%.4f,%.4f,%llu,%llu,%llu,", d_h->interrupts / fr, d_e->interrupts / fr,
-	       d_e->dma_transfers, d_e->cpu_transfers, bad);
-	printf("%.1f,%.1f,%.1f,%.4f\n", react.p50 / 1e3, react.p99 / 1e3, react.max / 1e3,
-	       (d_h->link_reads + d_e->link_reads) / fr);
-}
-
 static void st_delta(struct fl_stats *d, const struct fl_stats *a, const struct fl_stats *b)
 {
 	d->interrupts = b->interrupts - a->interrupts;
 	d->dma_transfers = b->dma_transfers - a->dma_transfers;
 	d->cpu_transfers = b->cpu_transfers - a->cpu_transfers;
 	d->link_reads = b->link_reads - a->link_reads;
+}
+
+/*
+ * The host's and the endpoint's counters over @s's steady window, *@fr the frames they
+ * count for (interrupts are shared by both directions of a two-way stream: per frame of
+ * either). Zeroes when the run did not get through its window.
+ */
+static void st_window_stats(const struct st_dir *s, int ndirs, struct fl_stats *w_h,
+			    struct fl_stats *w_e, double *fr)
+{
+	int h2e = s->tx->info.role == FL_ROLE_HOST;
+
+	*w_h = (struct fl_stats){ 0 };
+	*w_e = (struct fl_stats){ 0 };
+	*fr = (double)(s->w_hi - 1 - s->w_lo) * ndirs;
+	if (s->received < s->w_hi || *fr <= 0) {
+		*fr = 1;
+		return;
+	}
+	st_delta(w_h, h2e ? &s->w_tx[0] : &s->w_rx[0], h2e ? &s->w_tx[1] : &s->w_rx[1]);
+	st_delta(w_e, h2e ? &s->w_rx[0] : &s->w_tx[0], h2e ? &s->w_rx[1] : &s->w_tx[1]);
+}
+
+static void st_print(const struct st_dir *s, const struct st_opts *o, const struct fl_stats *d_e,
+		     int ndirs)
+{
+	u64 n = s->received - s->bad, bad = s->bad + s->txbad;
+	u64 ns = s->t_last > s->t0 ? s->t_last - s->t0 : 1;
+	struct st_pct lat = st_pct(s->lat, s->nlat), react = st_pct(s->react, s->nreact);
+	u64 p50 = lat.p50, p99 = lat.p99, max = lat.max;
+	struct fl_stats w_h, w_e;
+	double gbps, fps, fr;
+
+	gbps = (double)(n * o->size) / (double)ns;
+	fps = (double)n * 1e9 / (double)ns;
+	st_window_stats(s, ndirs, &w_h, &w_e, &fr);
+	printf("%-5s %8llu %8llu %3u %8.3f %9.1f %9.1f %9.1f %9.1f %7.3f %7.3f %7llu %7llu %4llu\n",
+	       s->name, o->size, n, o->depth, gbps, fps, p50 / 1e3, p99 / 1e3, max / 1e3,
+	       w_h.interrupts / fr, w_e.interrupts / fr, d_e->dma_transfers, d_e->cpu_transfers,
+	       bad);
+	if (!o->csv)
+		return;
+	printf("csv,%s,%s,%llu,%u,%llu,%llu,", o->mode, s->name, o->size, o->depth, n, ns);
+	printf("%.6f,%.1f,%.1f,%.1f,%.1f,", gbps, fps, p50 / 1e3, p99 / 1e3, max / 1e3);
+	printf("%.4f,%.4f,%llu,%llu,%llu,", w_h.interrupts / fr, w_e.interrupts / fr,
+	       d_e->dma_transfers, d_e->cpu_transfers, bad);
+	printf("%.1f,%.1f,%.1f,%.4f\n", react.p50 / 1e3, react.p99 / 1e3, react.max / 1e3,
+	       (w_h.link_reads + w_e.link_reads) / fr);
 }
 
 static int st_parse(int argc, char **argv, struct st_opts *o)
@@ -399,7 +441,7 @@ static int st_setup(struct fl_dev *h, struct fl_dev *e, const struct st_opts *o,
 
 int cmd_stream(int argc, char **argv)
 {
-	struct fl_stats h0, h1, e0, e1, dh = { 0 }, de = { 0 };
+	struct fl_stats e0, e1, de = { 0 };
 	struct st_dir dirs[2] = { 0 };
 	struct fl_dev h, e;
 	struct st_opts o;
@@ -418,13 +460,10 @@ int cmd_stream(int argc, char **argv)
 		return 1;
 	}
 	ret = st_setup(&h, &e, &o, dirs, &ndirs);
-	fl_dev_stats(&h, &h0);
 	fl_dev_stats(&e, &e0);
 	if (!ret)
 		ret = st_run(&h, &e, dirs, ndirs, &o);
-	fl_dev_stats(&h, &h1);
 	fl_dev_stats(&e, &e1);
-	st_delta(&dh, &h0, &h1);
 	st_delta(&de, &e0, &e1);
 	if (ret)
 		fprintf(stderr, "framelink: stream %s: %s\n", o.mode, strerror(-ret));
@@ -432,7 +471,7 @@ int cmd_stream(int argc, char **argv)
 	       "frames", "q", "GB/s", "frames/s", "p50_us", "p99_us", "max_us", "irq/fr",
 	       "raise/fr", "dma", "cpu", "bad");
 	for (k = 0; k < ndirs; k++) {
-		st_print(&dirs[k], &o, &dh, &de, ndirs);
+		st_print(&dirs[k], &o, &de, ndirs);
 		fail |= dirs[k].bad || dirs[k].txbad || dirs[k].received < dirs[k].count;
 		free(dirs[k].tsub);
 		free(dirs[k].lat);

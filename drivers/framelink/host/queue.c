@@ -17,6 +17,7 @@
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
+#include <linux/math.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
@@ -27,10 +28,10 @@
 
 #define FL_DB(f)	(FL_BAR_DOORBELL_OFFSET + offsetof(struct fl_bar_doorbell, f))
 
-static unsigned int irq_batch = 25;
+static unsigned int irq_batch = 30;
 module_param(irq_batch, uint, 0644);
 MODULE_PARM_DESC(irq_batch,
-		 "interrupt after this percentage of the frames in flight has completed (default 25; 0 = at every completion); needs the endpoint's FL_F_CQ_BATCH");
+		 "interrupt after this percentage of the frames in flight has completed (rounded up; default 30; 0 = at every completion); needs the endpoint's FL_F_CQ_BATCH");
 
 /**
  * fl_q_init_rings() - forget ring state before an enable (the endpoint starts at 0 too)
@@ -458,7 +459,8 @@ static u32 fl_q_batch(struct fl_host *host)
 		     host->rx_prod - host->rx_cons);
 	u32 inflight = (host->tx_prod - host->tx_cons) + rx;
 
-	return max(1U, inflight * min(READ_ONCE(irq_batch), 100U) / 100);
+	/* rounded up: the frames seen on their way lag the sender's depth by its refills */
+	return max(1U, DIV_ROUND_UP(inflight * min(READ_ONCE(irq_batch), 100U), 100));
 }
 
 /**

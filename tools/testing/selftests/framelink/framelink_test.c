@@ -911,7 +911,7 @@ TEST_F(fl, batch_ending_short_wakes)
 		SKIP(return, "FL_F_CQ_BATCH not negotiated");
 	if (self->host.info.notify == FL_NOTIFY_POLL)
 		SKIP(return, "no interrupt: the host polls");
-	if (batch < 0 || n * (uint32_t)batch / 100 < 2 || n > self->host.info.tx_depth)
+	if (batch < 0 || (n * (uint32_t)batch + 99) / 100 < 2 || n > self->host.info.tx_depth)
 		SKIP(return, "%u frames at irq_batch %d%%: a batch of one", n, batch);
 	ASSERT_EQ(0, ioctl(self->ep.fd, FL_IOC_STATS, &eb));
 	slept = host_sleep_until_frame(_metadata, self, n, &before, &after);
