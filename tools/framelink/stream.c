@@ -23,11 +23,12 @@
  * the frames the endpoint moved by DMA and by CPU copy. Latency, interrupts and link reads
  * are those of the steady stream: the frames after the first DEPTH and before the last
  * DEPTH (the pipeline filling and draining is not saturation; a run shorter than three
- * times DEPTH counts all of it), the counters read when the receiver got to those frames. --csv adds one "csv," line per direction, with
- * two more measures: the reaction time (SUBMIT to the endpoint issuing the frame's copy,
- * from the completions' ts_dma_start: with one frame in flight the doorbell-to-DMA time,
- * with more it includes waiting for the frames ahead) as p50/p99/max, and the CPU loads
- * across the link per frame (both ends' link_reads).
+ * times DEPTH counts all of it), the counters read when the receiver got to those frames.
+ * --csv adds one "csv," line per direction, with two more measures: the reaction time
+ * (SUBMIT to the endpoint issuing the frame's copy, from the completions' ts_dma_start:
+ * with one frame in flight the doorbell-to-DMA time, with more it includes waiting for the
+ * frames ahead) as p50/p99/max, and the CPU loads across the link per frame (both ends'
+ * link_reads).
  */
 #include <errno.h>
 #include <getopt.h>
