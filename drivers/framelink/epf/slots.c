@@ -228,8 +228,12 @@ int fl_slots_mmap_part(struct fl_ep *ep, struct vm_area_struct *vma, size_t star
 	int ret;
 
 	lockdep_assert_held(&ep->files_lock);
-	/* A private (copy-on-write) mapping would write to copies, not to the slots */
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * A private (copy-on-write) mapping would write to copies, not to the slots.
+	 * VM_MAYSHARE, not VM_SHARED: mmap() clears VM_SHARED for a shared mapping of a
+	 * file opened read-only (a read-only dma-buf), which can never become writable.
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
