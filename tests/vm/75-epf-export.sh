@@ -13,7 +13,7 @@
 #    held: the mapping faults, sync and mmap() fail with ENODEV, framelink-epf cannot be
 #    unloaded until the dma-buf's release, which comes last (no splat: the runner checks the
 #    log).
-# A kernel without dma-buf (CONFIG_DMA_SHARED_BUFFER unset, the project's test kernels today)
+# A kernel without dma-buf (CONFIG_DMA_SHARED_BUFFER unset; the project's test kernels have it)
 # answers EOPNOTSUPP after the checks of the request: the request cases run, the others skip.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
