@@ -58,7 +58,7 @@
 
 #define FL_MAGIC		0x4b4e4c46	/* "FLNK" */
 #define FL_ABI_MAJOR		1
-#define FL_ABI_MINOR		0
+#define FL_ABI_MINOR		1	/* 1: FL_IOC_IMPORT, FL_IOC_UNIMPORT, fl_info.caps */
 #define FL_ABI_VERSION		((FL_ABI_MAJOR << 16) | FL_ABI_MINOR)
 
 #define FL_BAR_SIZE		0x100000	/* 1 MiB */
@@ -449,6 +449,8 @@ struct fl_cqe {
  * @crossover_how: how @crossover and @rd_crossover were found: FL_XOVER_* in the bytes
  *	FL_XOVER_WR() and FL_XOVER_RD() take apart (endpoint; 0 on the host and from older
  *	drivers). A measured value is taken again at every enable (each queue reset).
+ * @caps: FL_CAP_* this driver offers on this kernel (0 from a driver older than ABI 1.1).
+ * @max_imports: dma-bufs FL_IOC_IMPORT can hold at once (host; 0 without %FL_CAP_IMPORT).
  * @reserved: zero.
  */
 struct fl_info {
@@ -474,8 +476,14 @@ struct fl_info {
 	__u32 xfer_backend;
 	__u32 cq_entries;
 	__u32 crossover_how;
-	__u32 reserved[11];
+	__u32 caps;
+	__u32 max_imports;
+	__u32 reserved[9];
 };
+
+/* Local capabilities (fl_info.caps): what this end's driver and kernel can do, not the link. */
+#define FL_CAP_EXPORT		(1U << 0)	/* FL_IOC_EXPORT: the kernel has dma-buf */
+#define FL_CAP_IMPORT		(1U << 1)	/* FL_IOC_IMPORT: the kernel has dma-buf */
 
 /**
  * struct fl_frame - one frame to send (FL_IOC_SUBMIT entry, 24 bytes)
@@ -602,6 +610,8 @@ struct fl_reap {
  *	announcements than came
  *	(%FL_F_IRQ_PROD): a duplicated interrupt, an INTx handler run again; the waiters
  *	are woken anyway (host; reserved word before).
+ * @tx_imported: frames sent from imported dma-bufs (FL_IOC_IMPORT), included in
+ *	@tx_frames: the host CPU neither copied nor touched them (host; reserved word before).
  * @reserved: zero.
  */
 struct fl_stats {
@@ -627,7 +637,8 @@ struct fl_stats {
 	__u64 batch_irqs;
 	__u64 early_irqs;
 	__u64 stale_irqs;
-	__u64 reserved[10];
+	__u64 tx_imported;
+	__u64 reserved[9];
 };
 
 /**
@@ -665,6 +676,42 @@ struct fl_export {
 #define FL_EXPORT_RDWR		(1U << 1)	/* writable mappings; read-only without it */
 #define FL_EXPORT_FLAGS		(FL_EXPORT_CLOEXEC | FL_EXPORT_RDWR)
 
+/**
+ * struct fl_import - FL_IOC_IMPORT and FL_IOC_UNIMPORT (40 bytes; host only)
+ * @fd: IMPORT in: a dma-buf file descriptor (a V4L2 buffer from VIDIOC_EXPBUF, a dma-heap
+ *	buffer, a GPU buffer). The driver takes its own reference: the app may close @fd.
+ * @flags: in: zero.
+ * @buf: IMPORT out, UNIMPORT in: the buffer index frames from the dma-buf are submitted
+ *	with (fl_frame.buf); imports are numbered from fl_info.nbufs up.
+ * @segments: IMPORT out: DMA segments the dma-buf maps to for the host's PCI function (1).
+ * @size: IMPORT out: bytes of the dma-buf; a frame from it is 1..min(@size,
+ *	fl_bar_header.max_frame) bytes from its start.
+ * @reserved: zero.
+ *
+ * IMPORT attaches the dma-buf to the host's PCI function and maps it for the endpoint to
+ * read (DMA_TO_DEVICE) once; SUBMIT then sends frames from it as from an own buffer, with
+ * the same ownership rules (the app must not change it between SUBMIT and the REAP of
+ * its completion), no CPU copy and no cache maintenance by the host: a CPU that writes
+ * the dma-buf brackets that with DMA_BUF_IOCTL_SYNC, as the exporter requires. Imports
+ * send only (POST refuses them). They belong to the device like its own buffers: they
+ * stay until UNIMPORT or the last close of the device, and go at remove() (later
+ * SUBMITs of them fail with -ENODEV). A dma-buf that maps to more than one DMA segment
+ * (a scatter-gather buffer without an IOMMU to join it) is refused.
+ * Errors: -EINVAL (flags, reserved, @buf not an import), -EBADF (@fd not a dma-buf),
+ * -ENOSPC (fl_info.max_imports held), -EOPNOTSUPP (a kernel without dma-buf; more than
+ * one DMA segment), -EBUSY (UNIMPORT of a buffer with a frame in flight or a completion
+ * not reaped), -ENODEV (removed), -ENOMEM, or what the exporter's map returned; the
+ * endpoint's device answers -ENOTTY.
+ */
+struct fl_import {
+	__s32 fd;
+	__u32 flags;
+	__u32 buf;
+	__u32 segments;
+	__u64 size;
+	__u64 reserved[2];
+};
+
 #define FL_IOC_MAGIC		0xB9
 #define FL_IOC_INFO		_IOR(FL_IOC_MAGIC, 0x00, struct fl_info)
 #define FL_IOC_SUBMIT		_IOWR(FL_IOC_MAGIC, 0x01, struct fl_batch)
@@ -672,6 +719,8 @@ struct fl_export {
 #define FL_IOC_REAP		_IOWR(FL_IOC_MAGIC, 0x03, struct fl_reap)
 #define FL_IOC_STATS		_IOR(FL_IOC_MAGIC, 0x04, struct fl_stats)
 #define FL_IOC_EXPORT		_IOWR(FL_IOC_MAGIC, 0x05, struct fl_export)
+#define FL_IOC_IMPORT		_IOWR(FL_IOC_MAGIC, 0x06, struct fl_import)
+#define FL_IOC_UNIMPORT		_IOW(FL_IOC_MAGIC, 0x07, struct fl_import)
 
 /* Every size and offset above is ABI: checked wherever this header is compiled. */
 #ifdef __KERNEL__
@@ -733,5 +782,9 @@ FL_ABI_ASSERT(offsetof(struct fl_export, fd) == 8);
 FL_ABI_ASSERT(offsetof(struct fl_export, size) == 16);
 FL_ABI_ASSERT(offsetof(struct fl_export, offset) == 24);
 FL_ABI_ASSERT(offsetof(struct fl_export, reserved) == 32);
+FL_ABI_ASSERT(offsetof(struct fl_info, caps) == 84);
+FL_ABI_ASSERT(offsetof(struct fl_stats, tx_imported) == 176);
+FL_ABI_ASSERT(sizeof(struct fl_import) == 40);
+FL_ABI_ASSERT(offsetof(struct fl_import, size) == 16);
 
 #endif /* _UAPI_LINUX_FRAMELINK_H */
