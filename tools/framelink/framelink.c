@@ -5,22 +5,28 @@
  *   framelink info  [-d DEV]
  *   framelink stats [-d DEV]
  *   framelink send  [-d DEV] -s SIZE -n COUNT [-b BATCH] [--verify]
- *   framelink recv  [-d DEV] [-n COUNT] [-t MS] [--verify]
+ *   framelink recv  [-d DEV] [-n COUNT] [-t MS] [--verify] [--crc] [--export] [--save FILE]
  *   framelink echo  [-d DEV] [-n COUNT] [-t MS]          (endpoint side)
  *   framelink bench [-d DEV] -s SIZES -n COUNT [-b BATCH] [-p PEERDEV] [-L US] (host side)
  *   framelink stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV]
  *                    [--csv]              (both ends in one machine: the lab; stream.c)
  *   framelink check [-d DEV] [-t MS]      (API conformance: documented errors, ownership)
  *   framelink export [-d DEV] -s SLOT     (endpoint: a slot as a dma-buf, FL_IOC_EXPORT)
+ *   framelink capture [-d DEV] [--video PATH|BUS_INFO] [-n COUNT] [--crc] [--copy] ...
+ *                                         (host: V4L2 frames, imported dma-bufs; capture.c)
  *   framelink peek FILE OFFSET LENGTH     (hex dump of an mmap()able file, e.g. a PCI BAR's
  *                                          sysfs resourceN: the host's view, read only)
  *   framelink hold DEV READY GO [race]    (lab: keep the buffers mapped across a removal,
  *                                          then report SIGBUS vs data per page)
  *
  * send/recv --verify use a pattern derived from each frame's cookie, so `send --verify` on
- * one end and `recv --verify` on the other check every byte. echo inverts every received
- * frame in place, computes its CRC-32 and sends the same buffer back; bench streams random
- * frames through an echo, checks that each comes back inverted and prints a table.
+ * one end and `recv --verify` on the other check every byte; `recv --crc` checks each frame
+ * against the CRC-32 in the low 32 bits of its cookie (`capture --crc`), `recv --export`
+ * reads each frame through a dma-buf of its slot (FL_IOC_EXPORT, DMA_BUF_IOCTL_SYNC around
+ * the access) instead of the slot mapping, and `recv --save FILE` appends the frames to FILE.
+ * echo inverts every received frame in place, computes its CRC-32 and sends the same buffer
+ * back; bench streams random frames through an echo, checks that each comes back inverted
+ * and prints a table.
  * Exit status: 0 when everything was verified, 1 on any failure, 2 on bad usage.
  */
 #include <errno.h>
@@ -37,6 +43,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "libframelink.h"
 #include "stream.h"
 
@@ -56,6 +63,9 @@ struct opts {
 	int verify;
 	int verbose;
 	u64 max_lat_us;
+	int crc;		/* recv: check the CRC-32 in the cookie's low 32 bits */
+	int export;		/* recv: read frames through dma-bufs of the slots */
+	const char *save;	/* recv: append the frames to this file */
 };
 
 static int stop;
@@ -78,12 +88,15 @@ static void usage(FILE *f)
 		"  info  [-d DEV]                 what the device reports (FL_IOC_INFO)\n"
 		"  stats [-d DEV]                 counters (FL_IOC_STATS)\n"
 		"  send  [-d DEV] -s SIZE -n COUNT [-b BATCH] [--verify]\n"
-		"  recv  [-d DEV] [-n COUNT] [-t MS] [--verify]\n"
+		"  recv  [-d DEV] [-n COUNT] [-t MS] [--verify] [--crc] [--export] [--save FILE]\n"
 		"  echo  [-d DEV] [-n COUNT] [-t MS]   endpoint: invert + CRC each frame, send it back\n"
 		"  bench [-d DEV] -s SIZE[,SIZE...] -n COUNT [-b BATCH] [-p PEERDEV] [-L US]\n"
 		"  stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV] [--csv]\n"
 		"                                 both ends here (the lab): one- or two-way stream\n"
 		"  check [-d DEV] [-t MS]         ioctl error paths and buffer ownership\n"
+		"  capture [-d DEV] [--video PATH|BUS_INFO] [-n COUNT] [--crc] [--copy] ...\n"
+		"                                 host: V4L2 frames sent from imported dma-bufs\n"
+		"                                 (FL_IOC_IMPORT); `framelink capture -h` for more\n"
 		"  export [-d DEV] -s SLOT        endpoint: the slot as a dma-buf (FL_IOC_EXPORT),\n"
 		"                                 its fd, size and CRC read through it\n"
 		"  peek FILE OFFSET LENGTH        hex dump via mmap() (a BAR's sysfs resourceN)\n"
@@ -98,6 +111,11 @@ static void usage(FILE *f)
 		"  -p PEERDEV  bench: the peer's device for its STATS (default %s if present)\n"
 		"  -L US       bench: fail when a frame's round trip took longer than US\n"
 		"  --verify    check every frame's content (send: pattern; recv: check pattern)\n"
+		"  --crc       recv: check each frame's CRC-32 against its cookie's low 32 bits\n"
+		"              (what `capture --crc` sends)\n"
+		"  --export    recv (endpoint): read each frame through a dma-buf of its slot\n"
+		"              (FL_IOC_EXPORT) instead of the slot mapping\n"
+		"  --save FILE recv: append every frame's bytes to FILE\n"
 		"  -v          verbose\n",
 		DEFAULT_HOST_DEV, DEFAULT_EP_DEV, DEFAULT_EP_DEV);
 }
@@ -561,11 +579,138 @@ static int post_all(struct fl_dev *d, const u32 *idx, u32 n)
 	return ret;
 }
 
+/* recv --export: each slot's dma-buf (FL_IOC_EXPORT) and a read-only mapping of it */
+struct recv_export {
+	int fd;
+	u8 *p;
+	size_t len;
+};
+
+static void recv_unexport(struct recv_export *x, u32 n)
+{
+	for (u32 i = 0; x && i < n; i++) {
+		if (x[i].p)
+			munmap(x[i].p, x[i].len);
+		if (x[i].fd >= 0)
+			close(x[i].fd);
+	}
+	free(x);
+}
+
+static struct recv_export *recv_export(struct fl_dev *d)
+{
+	struct recv_export *x = calloc(d->info.nbufs, sizeof(*x));
+	u32 i;
+
+	if (!x)
+		return NULL;
+	for (i = 0; i < d->info.nbufs; i++)
+		x[i].fd = -1;
+	for (i = 0; i < d->info.nbufs; i++) {
+		struct fl_export e = { .slot = i, .flags = FL_EXPORT_CLOEXEC };
+		void *p;
+
+		if (ioctl(d->fd, FL_IOC_EXPORT, &e)) {
+			int err = errno;
+
+			fprintf(stderr, "framelink: recv --export: EXPORT slot %u: %s%s\n", i,
+				strerror(err), err == ENOTTY ? " (the endpoint's device exports)" :
+				err == EOPNOTSUPP ? " (a kernel without dma-buf)" : "");
+			break;
+		}
+		x[i].fd = e.fd;
+		p = mmap(NULL, e.size, PROT_READ, MAP_SHARED, e.fd, 0);
+		if (p == MAP_FAILED) {
+			fprintf(stderr, "framelink: recv --export: mmap of slot %u's dma-buf: %s\n",
+				i, strerror(errno));
+			break;
+		}
+		x[i].p = p;
+		x[i].len = e.size;
+	}
+	if (i < d->info.nbufs) {
+		recv_unexport(x, d->info.nbufs);
+		return NULL;
+	}
+	return x;
+}
+
+static int dmabuf_sync(int fd, u64 flags)
+{
+	struct dma_buf_sync s = { .flags = flags };
+
+	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &s) ? -errno : 0;
+}
+
+/* What recv does with one received frame at @p; 0 or 1 (a failed check) */
+static int recv_frame(struct opts *o, const struct fl_completion *x, const u8 *p, FILE *save,
+		      u64 *crc_checked, u64 *crc_bad)
+{
+	int fail = 0;
+	long bad = -1;
+
+	if (o->verify)
+		bad = check_random(p, x->bytes, x->cookie);
+	if (bad >= 0) {
+		fprintf(stderr, "framelink: frame %llu (%u bytes): mismatch at byte %ld\n",
+			x->cookie, x->bytes, bad);
+		fail = 1;
+	}
+	if (o->crc) {
+		u32 crc = fl_crc32(0, p, x->bytes);
+
+		(*crc_checked)++;
+		if (crc != (u32)x->cookie) {
+			if ((*crc_bad)++ < 10)
+				fprintf(stderr,
+					"framelink: frame seq %u (cookie %#llx, %u bytes): crc32 %08x, the cookie says %08x\n",
+					x->seq, x->cookie, x->bytes, crc, (u32)x->cookie);
+			fail = 1;
+		}
+	}
+	if (save && fwrite(p, 1, x->bytes, save) != x->bytes) {
+		fprintf(stderr, "framelink: recv --save: %s\n", strerror(errno));
+		fail = 1;
+	}
+	if (o->verbose)
+		printf("frame seq %u cookie %llu bytes %u crc32 %08x\n", x->seq, x->cookie,
+		       x->bytes, fl_crc32(0, p, x->bytes));
+	return fail;
+}
+
+/* The frame handed on as a dma-buf: read through the slot's export, bracketed by SYNC */
+static int recv_exported(struct opts *o, const struct fl_completion *x,
+			 const struct recv_export *xp, u32 nbufs, FILE *save, u64 *crc_checked,
+			 u64 *crc_bad)
+{
+	const struct recv_export *e = &xp[x->buf];
+	int ret, fail = 0;
+
+	if (x->buf >= nbufs || x->bytes > e->len) {
+		fprintf(stderr, "framelink: recv --export: %u bytes in slot %u: past its dma-buf\n",
+			x->bytes, x->buf);
+		return 1;
+	}
+	ret = dmabuf_sync(e->fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+	if (!ret) {
+		fail = recv_frame(o, x, e->p, save, crc_checked, crc_bad);
+		ret = dmabuf_sync(e->fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+	}
+	if (ret) {
+		fprintf(stderr, "framelink: recv --export: DMA_BUF_IOCTL_SYNC, slot %u: %s\n",
+			x->buf, strerror(-ret));
+		fail = 1;
+	}
+	return fail;
+}
+
 static int cmd_recv(struct opts *o)
 {
 	struct fl_completion *c = calloc(MAX_BATCH, sizeof(*c));
-	u64 got = 0, bytes = 0, t0 = 0;
+	u64 got = 0, bytes = 0, t0 = 0, crc_checked = 0, crc_bad = 0;
+	struct recv_export *xp = NULL;
 	struct tally t = { 0 };
+	FILE *save = NULL;
 	u32 *idx, i;
 	int fail = 0, n, end = 0;
 	struct fl_dev d;
@@ -576,6 +721,19 @@ static int cmd_recv(struct opts *o)
 	idx = calloc(d.info.nbufs, sizeof(*idx));
 	if (!idx)
 		return 1;
+	if (o->export) {
+		xp = recv_export(&d);
+		if (!xp)
+			return 1;
+	}
+	if (o->save) {
+		save = fopen(o->save, "ab");
+		if (!save) {
+			fprintf(stderr, "framelink: recv --save %s: %s\n", o->save,
+				strerror(errno));
+			return 1;
+		}
+	}
 	for (i = 0; i < d.info.nbufs; i++)
 		idx[i] = i;
 	if (post_all(&d, idx, d.info.rx_depth < d.info.nbufs ? d.info.rx_depth : d.info.nbufs))
@@ -605,25 +763,16 @@ static int cmd_recv(struct opts *o)
 				fprintf(stderr, "framelink: rx buffer %u: %s\n", x->buf,
 					strerror(-x->status));
 				fail = 1;
-			} else {
-				long bad = -1;
-
+			} else if (xp) {
 				got++;
 				bytes += x->bytes;
-				u8 *p = fl_dev_buf(&d, x->buf);
-
-				if (o->verify)
-					bad = check_random(p, x->bytes, x->cookie);
-				if (bad >= 0) {
-					fprintf(stderr,
-						"framelink: frame %llu (%u bytes): mismatch at byte %ld\n",
-						x->cookie, x->bytes, bad);
-					fail = 1;
-				}
-				if (o->verbose)
-					printf("frame seq %u cookie %llu bytes %u crc32 %08x\n",
-					       x->seq, x->cookie, x->bytes,
-					       fl_crc32(0, p, x->bytes));
+				fail |= recv_exported(o, x, xp, d.info.nbufs, save, &crc_checked,
+						      &crc_bad);
+			} else {
+				got++;
+				bytes += x->bytes;
+				fail |= recv_frame(o, x, fl_dev_buf(&d, x->buf), save, &crc_checked,
+						   &crc_bad);
 			}
 			if (post_all(&d, &x->buf, 1)) {
 				fail = 1;
@@ -635,8 +784,17 @@ static int cmd_recv(struct opts *o)
 	printf("received %llu frames, %llu bytes%s\n", got, bytes,
 	       o->verify ? (fail ? ", VERIFY FAILED" : ", all verified") : "");
 	tally_print(stdout, "recv", &t, end);
+	if (o->crc)
+		printf("recv: crc: checked=%llu mismatches=%llu\n", crc_checked, crc_bad);
+	if (xp)
+		printf("recv: export: frames read through dma-bufs of %u slots\n", d.info.nbufs);
 	if (secs > 0)
 		printf("%.3f GB/s (10^9 B/s)\n", (double)bytes / secs / 1e9);
+	if (save && fclose(save)) {
+		fprintf(stderr, "framelink: recv --save %s: %s\n", o->save, strerror(errno));
+		fail = 1;
+	}
+	recv_unexport(xp, d.info.nbufs);
 	fl_dev_close(&d);
 	return fail;
 }
@@ -1381,6 +1539,9 @@ int main(int argc, char **argv)
 		{ "verify", no_argument, NULL, 'V' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "max-latency-us", required_argument, NULL, 'L' },
+		{ "crc", no_argument, NULL, 'C' },
+		{ "export", no_argument, NULL, 'E' },
+		{ "save", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -1405,6 +1566,8 @@ int main(int argc, char **argv)
 		return cmd_hold(argc, argv);
 	if (!strcmp(cmd, "stream"))
 		return cmd_stream(argc, argv);
+	if (!strcmp(cmd, "capture"))
+		return cmd_capture(argc, argv);
 	optind = 2;
 	while ((ch = getopt_long(argc, argv, "d:s:n:b:t:p:L:vVh", lopts, NULL)) != -1) {
 		switch (ch) {
@@ -1448,6 +1611,15 @@ int main(int argc, char **argv)
 		case 'V':
 			o.verify = 1;
 			break;
+		case 'C':
+			o.crc = 1;
+			break;
+		case 'E':
+			o.export = 1;
+			break;
+		case 'S':
+			o.save = optarg;
+			break;
 		case 'v':
 			o.verbose = 1;
 			break;
@@ -1458,6 +1630,10 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	if ((o.crc || o.export || o.save) && strcmp(cmd, "recv")) {
+		fprintf(stderr, "framelink: --crc, --export and --save are recv options\n");
+		return 2;
 	}
 	if (!o.dev)
 		o.dev = strcmp(cmd, "echo") && strcmp(cmd, "export") ? DEFAULT_HOST_DEV :
