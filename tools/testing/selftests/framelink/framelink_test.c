@@ -1896,4 +1896,412 @@ TEST_F_TIMEOUT(epexport, unbind_while_exported, 150)
 	close(x.fd);
 }
 
+/*
+ * Imported dma-bufs (FL_IOC_IMPORT / FL_IOC_UNIMPORT, issue 11, host half), with buffers
+ * from the system dma-heap: an import is a send-only buffer numbered from fl_info.nbufs up,
+ * one DMA segment (a 64 KiB heap buffer is one order-4 page; 4 KiB when that is not
+ * available), owned like the host's own buffers; the documented errors of both ioctls; the
+ * driver keeps its own reference (the app may close the fd at once or while a frame is in
+ * flight); fl_stats.tx_imported counts the frames. Run by tests/vm/76-camera.sh; SKIP when
+ * the host lacks FL_CAP_IMPORT or the kernel has no system heap.
+ */
+#include <linux/dma-heap.h>
+
+#define FL_HEAP		"/dev/dma_heap/system"
+
+FIXTURE(import) {
+	struct fl_end host;
+	struct fl_end ep;
+	int heap;
+	uint32_t size;		/* a heap buffer that maps to one segment */
+};
+
+/* A system-heap dma-buf of @len bytes filled with the pattern of @seed (its CRC in @crc) */
+static int heap_buf(int heap, size_t len, unsigned int seed, uint32_t *crc)
+{
+	struct dma_heap_allocation_data a = { .len = len, .fd_flags = O_RDWR | O_CLOEXEC };
+	uint8_t *p;
+	int ret;
+
+	if (ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a))
+		return -errno;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, a.fd, 0);
+	if (p == MAP_FAILED) {
+		ret = -errno;
+		close(a.fd);
+		return ret;
+	}
+	ret = dmabuf_sync(a.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+	if (!ret) {
+		fill_random(p, len, seed);
+		if (crc)
+			*crc = crc32_le(p, len);
+		ret = dmabuf_sync(a.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+	}
+	munmap(p, len);
+	if (ret) {
+		close(a.fd);
+		return ret;
+	}
+	return a.fd;
+}
+
+static int fl_import(struct fl_end *h, int fd, struct fl_import *im)
+{
+	*im = (struct fl_import){ .fd = fd, .buf = UINT32_MAX };
+	return ioctl(h->fd, FL_IOC_IMPORT, im) ? -errno : 0;
+}
+
+static int fl_unimport(struct fl_end *h, uint32_t buf)
+{
+	struct fl_import im = { .buf = buf };
+
+	return ioctl(h->fd, FL_IOC_UNIMPORT, &im) ? -errno : 0;
+}
+
+/* A heap buffer of self->size with pattern @seed, imported; its fd closed unless @keep_fd */
+static int import_new(struct _test_data_import *self, unsigned int seed, uint32_t *crc,
+		      struct fl_import *im, int *keep_fd)
+{
+	int fd = heap_buf(self->heap, self->size, seed, crc), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = fl_import(&self->host, fd, im);
+	if (keep_fd && !ret)
+		*keep_fd = fd;
+	else
+		close(fd);
+	return ret;
+}
+
+FIXTURE_SETUP(import)
+{
+	struct fl_import im;
+	int ret;
+
+	self->heap = -1;
+	self->host.fd = -1;
+	self->host.map = NULL;
+	self->ep.fd = -1;
+	self->ep.map = NULL;
+	ret = fl_open(&self->host, "FL_HOST_DEV", "/dev/framelink0");
+	if (ret == -ENOENT)
+		SKIP(return, "no framelink host device");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(FL_ROLE_HOST, self->host.info.role);
+	if (!(self->host.info.caps & FL_CAP_IMPORT))
+		SKIP(return, "the host has no FL_CAP_IMPORT (caps %#x)", self->host.info.caps);
+	ASSERT_LT(0, self->host.info.max_imports);
+	ASSERT_GE(1024, self->host.info.max_imports);
+	ret = fl_open(&self->ep, "FL_EP_DEV", "/dev/framelink-ep0");
+	if (ret == -ENOENT)
+		SKIP(return, "no framelink endpoint device on this machine");
+	ASSERT_EQ(0, ret);
+	self->heap = open(FL_HEAP, O_RDONLY | O_CLOEXEC);
+	if (self->heap < 0)
+		SKIP(return, "no %s", FL_HEAP);
+	/* 64 KiB is one order-4 page of the system heap, unless memory is fragmented */
+	self->size = 65536;
+	if (self->size > self->ep.info.buf_size)
+		self->size = 4096;
+	ret = import_new(self, 1, NULL, &im, NULL);
+	if (ret == -EOPNOTSUPP) {
+		TH_LOG("a 64 KiB heap buffer is scattered here: 4 KiB buffers");
+		self->size = 4096;
+		ret = import_new(self, 1, NULL, &im, NULL);
+	}
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, fl_unimport(&self->host, im.buf));
+}
+
+FIXTURE_TEARDOWN(import)
+{
+	if (self->heap >= 0)
+		close(self->heap);
+	fl_close(&self->ep);
+	fl_close(&self->host);
+}
+
+/* What IMPORT reports: an index past the own buffers, one segment, the dma-buf's size */
+TEST_F(import, reports_buffer)
+{
+	struct fl_import a, b;
+	struct fl_info info;
+
+	ASSERT_EQ(0, import_new(self, 2, NULL, &a, NULL));
+	EXPECT_LE(self->host.info.nbufs, a.buf);
+	EXPECT_EQ(1, a.segments);
+	EXPECT_EQ(self->size, a.size);
+	if (self->host.info.max_imports > 1) {
+		ASSERT_EQ(0, import_new(self, 3, NULL, &b, NULL));
+		EXPECT_LE(self->host.info.nbufs, b.buf);
+		EXPECT_NE(a.buf, b.buf);
+		EXPECT_EQ(0, fl_unimport(&self->host, b.buf));
+	}
+	EXPECT_EQ(0, fl_unimport(&self->host, a.buf));
+	/* INFO is unchanged by imports: nbufs counts the own buffers only */
+	ASSERT_EQ(0, ioctl(self->host.fd, FL_IOC_INFO, &info));
+	EXPECT_EQ(self->host.info.nbufs, info.nbufs);
+	/* The endpoint's device imports nothing */
+	EXPECT_EQ(-ENOTTY, fl_import(&self->ep, self->heap, &a));
+	EXPECT_EQ(-ENOTTY, fl_unimport(&self->ep, self->host.info.nbufs));
+}
+
+/* An fd that is not a dma-buf: -EBADF */
+TEST_F(import, not_a_dmabuf_ebadf)
+{
+	struct fl_import im;
+	int p[2], gone;
+
+	EXPECT_EQ(-EBADF, fl_import(&self->host, -1, &im));
+	EXPECT_EQ(-EBADF, fl_import(&self->host, self->host.fd, &im));
+	EXPECT_EQ(-EBADF, fl_import(&self->host, self->heap, &im));
+	ASSERT_EQ(0, pipe(p));
+	EXPECT_EQ(-EBADF, fl_import(&self->host, p[0], &im));
+	close(p[0]);
+	close(p[1]);
+	gone = dup(0);
+	ASSERT_LE(0, gone);
+	close(gone);
+	EXPECT_EQ(-EBADF, fl_import(&self->host, gone, &im));
+}
+
+/* Flags and reserved fields of both ioctls, and an index that is no import: -EINVAL */
+TEST_F(import, flags_reserved_einval)
+{
+	struct fl_import im, ok;
+	int fd = heap_buf(self->heap, self->size, 4, NULL);
+
+	ASSERT_LE(0, fd);
+	im = (struct fl_import){ .fd = fd, .flags = 1 };
+	EXPECT_EQ(-1, ioctl(self->host.fd, FL_IOC_IMPORT, &im));
+	EXPECT_EQ(EINVAL, errno);
+	im = (struct fl_import){ .fd = fd, .flags = 1U << 31 };
+	EXPECT_EQ(-1, ioctl(self->host.fd, FL_IOC_IMPORT, &im));
+	EXPECT_EQ(EINVAL, errno);
+	im = (struct fl_import){ .fd = fd, .reserved = { 1, 0 } };
+	EXPECT_EQ(-1, ioctl(self->host.fd, FL_IOC_IMPORT, &im));
+	EXPECT_EQ(EINVAL, errno);
+	im = (struct fl_import){ .fd = fd, .reserved = { 0, 1ULL << 63 } };
+	EXPECT_EQ(-1, ioctl(self->host.fd, FL_IOC_IMPORT, &im));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->host.fd, FL_IOC_IMPORT, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+
+	ASSERT_EQ(0, fl_import(&self->host, fd, &ok));
+	close(fd);
+	/* UNIMPORT: flags, reserved, an own buffer, indices never imported */
+	im = (struct fl_import){ .buf = ok.buf, .flags = 1 };
+	EXPECT_EQ(-1, ioctl(self->host.fd, FL_IOC_UNIMPORT, &im));
+	EXPECT_EQ(EINVAL, errno);
+	im = (struct fl_import){ .buf = ok.buf, .reserved = { 1, 0 } };
+	EXPECT_EQ(-1, ioctl(self->host.fd, FL_IOC_UNIMPORT, &im));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-EINVAL, fl_unimport(&self->host, 0));
+	EXPECT_EQ(-EINVAL, fl_unimport(&self->host, self->host.info.nbufs - 1));
+	EXPECT_EQ(-EINVAL, fl_unimport(&self->host, ok.buf + self->host.info.max_imports));
+	EXPECT_EQ(-EINVAL, fl_unimport(&self->host, UINT32_MAX));
+	/* none of that touched the import */
+	EXPECT_EQ(0, fl_unimport(&self->host, ok.buf));
+}
+
+/* One frame from import @im: the endpoint gets it intact (@crc), the host's TX completes */
+static void import_frame_arrives(struct __test_metadata *_metadata,
+				 struct _test_data_import *self, const struct fl_import *im,
+				 uint32_t bytes, uint32_t crc, int post_slot)
+{
+	struct fl_completion c;
+	uint32_t slot = 0;
+
+	if (post_slot) {
+		memset(fl_buf(&self->ep, slot), 0, bytes);
+		ASSERT_EQ(0, fl_post(&self->ep, &slot, 1, NULL));
+	}
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c));
+	ASSERT_EQ(0, c.status);
+	ASSERT_EQ(bytes, c.bytes);
+	ASSERT_EQ(0x1a9000000000ULL | im->buf, c.cookie);
+	EXPECT_EQ(crc, crc32_le(fl_buf(&self->ep, c.buf), bytes));
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c));
+	EXPECT_EQ(0, c.status);
+	EXPECT_EQ(im->buf, c.buf);
+	EXPECT_EQ(bytes, c.bytes);
+}
+
+static int import_submit(struct fl_end *h, uint32_t buf, uint32_t bytes, uint32_t *done)
+{
+	struct fl_frame f = { .buf = buf, .bytes = bytes, .flags = FL_FRAME_EOF,
+			      .cookie = 0x1a9000000000ULL | buf };
+
+	return fl_submit(h, &f, 1, done);
+}
+
+/* The fd closed right after IMPORT: the frame still arrives intact; tx_imported counts it */
+TEST_F(import, fd_closed_after_import)
+{
+	struct fl_stats s0, s1;
+	struct fl_import im;
+	uint32_t crc;
+
+	ASSERT_EQ(0, import_new(self, 5, &crc, &im, NULL));
+	ASSERT_EQ(0, ioctl(self->host.fd, FL_IOC_STATS, &s0));
+	ASSERT_EQ(0, import_submit(&self->host, im.buf, self->size, NULL));
+	import_frame_arrives(_metadata, self, &im, self->size, crc, 1);
+	ASSERT_EQ(0, ioctl(self->host.fd, FL_IOC_STATS, &s1));
+	EXPECT_EQ(s0.tx_imported + 1, s1.tx_imported);
+	EXPECT_EQ(s0.tx_frames + 1, s1.tx_frames);
+	EXPECT_EQ(0, fl_unimport(&self->host, im.buf));
+}
+
+/* The fd closed while a frame from it is in flight (no slot posted yet): it arrives intact */
+TEST_F(import, fd_closed_in_flight)
+{
+	struct fl_import im;
+	uint32_t crc, half = self->size / 2;
+	uint8_t *p;
+	int fd = -1;
+
+	ASSERT_EQ(0, import_new(self, 6, &crc, &im, &fd));
+	ASSERT_LE(0, fd);
+	/* a shorter frame from the start of the dma-buf */
+	p = mmap(NULL, self->size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, dmabuf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(crc, crc32_le(p, self->size));
+	crc = crc32_le(p, half);
+	ASSERT_EQ(0, dmabuf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+	munmap(p, self->size);
+	ASSERT_EQ(0, import_submit(&self->host, im.buf, half, NULL));
+	usleep(50000);
+	close(fd);
+	usleep(50000);
+	import_frame_arrives(_metadata, self, &im, half, crc, 1);
+	EXPECT_EQ(0, fl_unimport(&self->host, im.buf));
+}
+
+/* Longer than the dma-buf: -EMSGSIZE, nothing queued; 0 bytes: -EINVAL; exactly its size: sent */
+TEST_F(import, longer_than_dmabuf_emsgsize)
+{
+	struct fl_import im;
+	uint32_t crc, done = 99;
+
+	ASSERT_EQ(0, import_new(self, 7, &crc, &im, NULL));
+	EXPECT_EQ(-EMSGSIZE, import_submit(&self->host, im.buf, self->size + 1, &done));
+	EXPECT_EQ(0, done);
+	EXPECT_EQ(-EMSGSIZE, import_submit(&self->host, im.buf, UINT32_MAX, &done));
+	EXPECT_EQ(-EINVAL, import_submit(&self->host, im.buf, 0, &done));
+	/* nothing was queued: the import is free to go, and to come back */
+	EXPECT_EQ(0, fl_unimport(&self->host, im.buf));
+	ASSERT_EQ(0, import_new(self, 7, &crc, &im, NULL));
+	ASSERT_EQ(0, import_submit(&self->host, im.buf, self->size, NULL));
+	import_frame_arrives(_metadata, self, &im, self->size, crc, 1);
+	EXPECT_EQ(0, fl_unimport(&self->host, im.buf));
+}
+
+/*
+ * UNIMPORT of an import with a frame in flight, and with its completion not reaped: -EBUSY
+ * (and SUBMIT of it in flight: -EBUSY, as for an own buffer); after the REAP: 0.
+ */
+TEST_F(import, unimport_busy_until_reaped)
+{
+	struct pollfd pfd = { .fd = self->host.fd, .events = POLLIN };
+	struct fl_completion c;
+	struct fl_import im;
+	uint32_t crc, slot = 0;
+
+	ASSERT_EQ(0, import_new(self, 8, &crc, &im, NULL));
+	ASSERT_EQ(0, import_submit(&self->host, im.buf, self->size, NULL));
+	/* no slot posted on the endpoint: the frame waits in the tx ring */
+	EXPECT_EQ(-EBUSY, fl_unimport(&self->host, im.buf));
+	EXPECT_EQ(-EBUSY, import_submit(&self->host, im.buf, self->size, NULL));
+	ASSERT_EQ(0, fl_post(&self->ep, &slot, 1, NULL));
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c));
+	ASSERT_EQ(0, c.status);
+	EXPECT_EQ(crc, crc32_le(fl_buf(&self->ep, c.buf), self->size));
+	/* the TX completion is there, not reaped */
+	ASSERT_EQ(1, poll(&pfd, 1, FL_TIMEOUT_MS));
+	EXPECT_EQ(-EBUSY, fl_unimport(&self->host, im.buf));
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c));
+	EXPECT_EQ(0, c.status);
+	EXPECT_EQ(im.buf, c.buf);
+	EXPECT_EQ(0, fl_unimport(&self->host, im.buf));
+}
+
+/* Imports send only: POST of one is -EINVAL and leaves it as it was */
+TEST_F(import, post_refused_einval)
+{
+	struct fl_import im;
+	uint32_t crc, done = 99;
+
+	ASSERT_EQ(0, import_new(self, 9, &crc, &im, NULL));
+	EXPECT_EQ(-EINVAL, fl_post(&self->host, &im.buf, 1, &done));
+	EXPECT_EQ(0, done);
+	ASSERT_EQ(0, import_submit(&self->host, im.buf, self->size, NULL));
+	import_frame_arrives(_metadata, self, &im, self->size, crc, 1);
+	EXPECT_EQ(0, fl_unimport(&self->host, im.buf));
+}
+
+/* SUBMIT of an index after its UNIMPORT: -EINVAL; a second UNIMPORT: -EINVAL */
+TEST_F(import, submit_after_unimport_einval)
+{
+	struct fl_import im;
+	uint32_t done = 99;
+
+	ASSERT_EQ(0, import_new(self, 10, NULL, &im, NULL));
+	ASSERT_EQ(0, fl_unimport(&self->host, im.buf));
+	EXPECT_EQ(-EINVAL, import_submit(&self->host, im.buf, self->size, &done));
+	EXPECT_EQ(0, done);
+	EXPECT_EQ(-EINVAL, fl_unimport(&self->host, im.buf));
+}
+
+/*
+ * fl_info.max_imports at once, the next -ENOSPC; one UNIMPORT makes room for one more; the
+ * last close of the device drops them all: after a reopen every index is gone (-EINVAL)
+ * and max_imports fit again.
+ */
+TEST_F_TIMEOUT(import, until_enospc, 120)
+{
+	uint32_t max = self->host.info.max_imports, i, j, *bufs;
+	struct fl_import im;
+	int fd;
+
+	bufs = calloc(max, sizeof(*bufs));
+	ASSERT_NE(NULL, bufs);
+	fd = heap_buf(self->heap, 4096, 11, NULL);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < max; i++) {
+		int tmp = heap_buf(self->heap, 4096, 12 + i, NULL);
+
+		ASSERT_LE(0, tmp);
+		ASSERT_EQ(0, fl_import(&self->host, tmp, &im)) {
+			TH_LOG("import %u of %u", i, max);
+		}
+		close(tmp);
+		bufs[i] = im.buf;
+		ASSERT_LE(self->host.info.nbufs, im.buf);
+		for (j = 0; j < i && bufs[j] != im.buf; j++)
+			;
+		ASSERT_EQ(i, j);	/* a new index */
+	}
+	EXPECT_EQ(-ENOSPC, fl_import(&self->host, fd, &im));
+	ASSERT_EQ(0, fl_unimport(&self->host, bufs[max / 2]));
+	ASSERT_EQ(0, fl_import(&self->host, fd, &im));
+	bufs[max / 2] = im.buf;
+	EXPECT_EQ(-ENOSPC, fl_import(&self->host, fd, &im));
+
+	/* the last close drops every import */
+	fl_close(&self->host);
+	ASSERT_EQ(0, fl_open(&self->host, "FL_HOST_DEV", "/dev/framelink0"));
+	for (i = 0; i < max && import_submit(&self->host, bufs[i], 64, NULL) == -EINVAL; i++)
+		;
+	ASSERT_EQ(max, i);
+	for (i = 0; i < max && !fl_import(&self->host, fd, &im); i++)
+		;
+	ASSERT_EQ(max, i);
+	EXPECT_EQ(-ENOSPC, fl_import(&self->host, fd, &im));
+	close(fd);
+	free(bufs);
+}
+
 TEST_HARNESS_MAIN
