@@ -119,7 +119,8 @@ static void cap_usage(FILE *f)
 	      "  -n COUNT   frames to send (default 100; 0 = until interrupted)\n"
 	      "  --width/--height/--format  S_FMT (default 640x480 YUYV)\n"
 	      "  --buffers  V4L2 buffers (default 4): the frames that can be in flight\n"
-	      "  --fps      ask the camera for this frame rate (VIDIOC_S_PARM)\n"
+	      "  --fps      ask the camera for this frame rate (VIDIOC_S_PARM; default 30,\n"
+	      "             0 keeps the camera's)\n"
 	      "  --crc      cookie = (u64)sequence << 32 | CRC-32 of the frame\n"
 	      "             (check with `framelink recv --crc` on the endpoint)\n"
 	      "  --copy     copy each frame into a framelink host buffer instead of\n"
@@ -151,7 +152,7 @@ static int cap_parse(int argc, char **argv, struct cap_opts *o)
 
 	*o = (struct cap_opts){ .dev = "/dev/framelink0", .video = "/dev/video0",
 				.width = 640, .height = 480, .fourcc = V4L2_PIX_FMT_YUYV,
-				.nbuf = 4, .count = 100, .timeout_ms = 5000 };
+				.nbuf = 4, .fps = 30, .count = 100, .timeout_ms = 5000 };
 	optind = 2;
 	while ((ch = getopt_long(argc, argv, "d:n:t:vh", lo, NULL)) != -1) {
 		switch (ch) {

@@ -384,6 +384,10 @@ static int cmd_info(struct opts *o)
 		printf("link:            unknown\n");
 	printf("mps:             %u (supported %u)\n", i->mps, i->mps_supported);
 	printf("mrrs:            %u\n", i->mrrs);
+	printf("caps:            %#x%s%s\n", i->caps, i->caps & FL_CAP_EXPORT ? " export" : "",
+	       i->caps & FL_CAP_IMPORT ? " import" : "");
+	if (i->caps & FL_CAP_IMPORT)
+		printf("max_imports:     %u\n", i->max_imports);
 	fl_dev_close(&d);
 	return 0;
 }
@@ -412,6 +416,7 @@ static void print_stats(const struct fl_stats *s)
 	printf("batch_irqs:       %llu\n", (unsigned long long)s->batch_irqs);
 	printf("early_irqs:       %llu\n", (unsigned long long)s->early_irqs);
 	printf("stale_irqs:       %llu\n", (unsigned long long)s->stale_irqs);
+	printf("tx_imported:      %llu\n", (unsigned long long)s->tx_imported);
 }
 
 static int cmd_stats(struct opts *o)

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A camera's frames to the endpoint without a host CPU copy (FL_IOC_IMPORT, issue 11, host
+# half), on pci-epc-loop profile generic with 8 slots of 1 MiB:
+#  - the kselftest's import cases (system dma-heap buffers): EBADF, EINVAL, EMSGSIZE, EBUSY
+#    until the completion is reaped, ENOSPC at max_imports, the dma-buf fd closed after the
+#    import and while a frame is in flight, tx_imported;
+#  - `framelink capture --crc` from vivid instance 0 (vb2-dma-contig: one DMA segment a
+#    buffer) with `framelink recv --crc --export` on the endpoint: every frame arrives, every
+#    CRC in the cookies matches what the endpoint reads through its slots' dma-bufs, no host
+#    CPU copy, tx_imported counts exactly the frames; a capture without --crc makes the
+#    endpoint's check fail (the check bites);
+#  - vivid instance 1 (vb2-vmalloc: scattered pages): the import is refused, capture says
+#    why (EOPNOTSUPP, scatter-gather) and fails; --copy sends its frames, copies counted.
+# The test kernel boots with vivid.n_devs=2 vivid.node_types=0x1,0x1 vivid.allocators=1,0;
+# the instances are found by their bus_info (platform:vivid-000, -001), not /dev/videoN.
+. /tests/lib.sh
+. /tests/epc-loop-lib.sh
+. /tests/framelink-lib.sh
+
+if [ ! -f /modules/framelink-host.ko ] || [ ! -f /modules/framelink-epf.ko ]; then
+	t_skip "camera" "framelink modules not built"
+	exit 0
+fi
+
+N=300		# frames of the main run: 10 s at 30 fps
+FRAME=614400	# 640x480 YUYV
+
+t_check "start: loop generic, host 8 x 1 MiB, 8 slots of 1 MiB" fl_start "profile=generic" \
+	"nbufs=8 buf_size=1048576" slots=8 slot_size=1048576 dma_channels=2 || exit 0
+framelink info -d $HDEV | grep -E '^(caps|max_imports):' | sed 's/^/# host /'
+t_run_tap import framelink_test -f import
+
+if ! framelink info -d $HDEV | grep -q '^caps:.* import'; then
+	t_skip "camera: capture" "the host has no FL_CAP_IMPORT"
+	t_check "tear down" fl_down
+	exit 0
+fi
+if ! grep -qs vivid /sys/class/video4linux/*/name; then
+	t_skip "camera: capture" "kernel without vivid"
+	t_check "tear down" fl_down
+	exit 0
+fi
+for v in /sys/class/video4linux/*; do
+	echo "# ${v##*/}: $(cat $v/name)"
+done
+
+# cap_field FILE NAME: NAME=value of the capture summary line in FILE
+cap_field() { sed -n "s/^capture: mode=.* $2=\([0-9.]*\).*/\1/p" $1; }
+
+# run_pair NAME N RECV_OPTS CAPTURE_OPTS: recv on the endpoint, capture on the host, both
+# bounded; their exit statuses in $rrc and $crc, outputs in /tmp/NAME.{recv,cap}
+run_pair() {
+	local _rp _cp
+	framelink recv -d $EDEV -n $2 -t 30000 $3 >/tmp/$1.recv 2>&1 &
+	_rp=$!
+	sleep 1
+	framelink capture -d $HDEV -n $2 $4 >/tmp/$1.cap 2>&1 &
+	_cp=$!
+	wait_bounded $_cp 240
+	crc=$?
+	wait_bounded $_rp 60
+	rrc=$?
+	sed "s/^/# $1 capture: /" /tmp/$1.cap
+	sed "s/^/# $1 recv: /" /tmp/$1.recv
+}
+
+# The main run: zero copy, every frame's CRC checked through the endpoint's dma-bufs
+ti0=$(fl_stat $HDEV tx_imported)
+run_pair cam $N "--crc --export" "--video platform:vivid-000 --crc"
+ti1=$(fl_stat $HDEV tx_imported)
+t_check "capture: vivid-000 (dma-contig) $N frames imported, exit 0" test $crc -eq 0
+t_check "capture: summary says $N frames of $FRAME bytes" \
+	test "$(cap_field /tmp/cam.cap frames) $(cap_field /tmp/cam.cap size)" = "$N $FRAME"
+t_check "capture: no host CPU copy (copies=0)" test "$(cap_field /tmp/cam.cap copies)" = 0
+t_check "capture: tx_imported delta = $N (capture's own count)" \
+	test "$(cap_field /tmp/cam.cap tx_imported)" = $N
+t_check "capture: host STATS tx_imported grew by exactly $N" test $((ti1 - ti0)) -eq $N
+t_check "capture: no frame error" test "$(cap_field /tmp/cam.cap errors)" = 0
+t_check "recv: exit 0" test $rrc -eq 0
+t_check "recv: all $N frames of $FRAME bytes arrived" \
+	grep -q "^received $N frames, $((N * FRAME)) bytes" /tmp/cam.recv
+t_check "recv: $N CRCs checked, 0 mismatches" \
+	grep -q "^recv: crc: checked=$N mismatches=0\$" /tmp/cam.recv
+t_check "recv: frames read through dma-bufs of the slots" grep -q '^recv: export:' /tmp/cam.recv
+t_check "recv: no error completion" grep -q "^recv: status: OK=$N\$" /tmp/cam.recv
+
+# The check bites: without --crc the cookies carry no CRC, so recv --crc must fail
+run_pair nocrc 10 "--crc --export" "--video platform:vivid-000"
+t_check "capture without --crc: 10 frames sent" test $crc -eq 0
+t_check "recv --crc on frames without a CRC: mismatches found, exit non-zero" \
+	sh -c "test $rrc -ne 0 && grep -q '^recv: crc: checked=10 mismatches=10\$' /tmp/nocrc.recv"
+
+# Scattered buffers (vb2-vmalloc): IMPORT refused with EOPNOTSUPP, and capture says why
+framelink capture -d $HDEV --video platform:vivid-001 -n 5 >/tmp/sg.cap 2>&1
+rc=$?
+sed 's/^/# sg capture: /' /tmp/sg.cap
+t_check "capture: vivid-001 (vmalloc) fails" test $rc -ne 0
+t_check "capture: vivid-001: IMPORT EOPNOTSUPP, the buffer is scatter-gather, --copy suggested" \
+	sh -c "grep -q 'FL_IOC_IMPORT.*Operation not supported' /tmp/sg.cap &&
+	       grep -q 'scatter-gather' /tmp/sg.cap && grep -q -- '--copy' /tmp/sg.cap"
+
+# The fallback: the same camera with --copy, frames copied into host buffers
+ti0=$(fl_stat $HDEV tx_imported)
+run_pair copy 30 "--crc" "--video platform:vivid-001 --crc --copy"
+ti1=$(fl_stat $HDEV tx_imported)
+t_check "capture --copy: vivid-001 30 frames, exit 0" test $crc -eq 0
+t_check "capture --copy: 30 copies, tx_imported 0" \
+	test "$(cap_field /tmp/copy.cap copies) $(cap_field /tmp/copy.cap tx_imported) $((ti1 - ti0))" = "30 0 0"
+t_check "recv: 30 frames, 0 CRC mismatches" \
+	sh -c "test $rrc -eq 0 && grep -q '^recv: crc: checked=30 mismatches=0\$' /tmp/copy.recv"
+
+# Imports went with their app: the host device holds none (max_imports fit again)
+t_run_tap import-after framelink_test -r import.until_enospc
+t_check "tear down and unload" fl_down
