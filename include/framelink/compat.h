@@ -646,4 +646,17 @@ static inline void fl_zap_pfn_vma(struct vm_area_struct *vma)
 #define FL_MODULE_IMPORT_NS_DMA_BUF	MODULE_IMPORT_NS(DMA_BUF)
 #endif
 
+/*
+ * framelink-host dma-buf import (issue 11, host/import.c): since 6.2 an importer that does
+ * not hold the reservation lock maps with dma_buf_map_attachment_unlocked(); before, plain
+ * dma_buf_map_attachment() took the lock itself where it needed it.
+ */
+#ifdef FL_HAVE_DMA_BUF_MAP_UNLOCKED
+#define fl_dma_buf_map(att, dir)	dma_buf_map_attachment_unlocked(att, dir)
+#define fl_dma_buf_unmap(att, sgt, dir)	dma_buf_unmap_attachment_unlocked(att, sgt, dir)
+#else
+#define fl_dma_buf_map(att, dir)	dma_buf_map_attachment(att, dir)
+#define fl_dma_buf_unmap(att, sgt, dir)	dma_buf_unmap_attachment(att, sgt, dir)
+#endif
+
 #endif /* _FRAMELINK_COMPAT_H */

@@ -132,6 +132,8 @@ static int fl_ioc_info(struct fl_ep *ep, void __user *arg)
 		.tx_depth = ep->nslots,
 		.rx_depth = ep->nslots,
 		.notify = FL_NOTIFY_POLL,
+		/* export.o is linked exactly where the kernel has dma-buf (Kbuild) */
+		.caps = IS_ENABLED(CONFIG_DMA_SHARED_BUFFER) ? FL_CAP_EXPORT : 0,
 	};
 
 	info.crossover_how = fl_xover_info(ep, &info.crossover, &info.rd_crossover);

@@ -40,10 +40,12 @@ int fl_bufs_alloc(struct fl_host *host, u32 nbufs, size_t buf_size)
 
 	mutex_init(&host->map_lock);
 	INIT_LIST_HEAD(&host->vmas);
-	host->bufs = kcalloc(nbufs, sizeof(*host->bufs), GFP_KERNEL);
+	/* import indices follow the own buffers (import.c); all start free, owned by the app */
+	host->nslots = nbufs + FL_HOST_MAX_IMPORTS;
+	host->bufs = kcalloc(host->nslots, sizeof(*host->bufs), GFP_KERNEL);
 	host->tx_sh = kcalloc(host->tx_entries, sizeof(*host->tx_sh), GFP_KERNEL);
 	host->rx_sh = kcalloc(host->rx_entries, sizeof(*host->rx_sh), GFP_KERNEL);
-	host->fifo = kcalloc(nbufs, sizeof(*host->fifo), GFP_KERNEL);
+	host->fifo = kcalloc(host->nslots, sizeof(*host->fifo), GFP_KERNEL);
 	if (!host->bufs || !host->tx_sh || !host->rx_sh || !host->fifo)
 		return -ENOMEM;
 	host->nbufs = nbufs;
@@ -59,6 +61,7 @@ int fl_bufs_alloc(struct fl_host *host, u32 nbufs, size_t buf_size)
 				i, buf_size, nbufs);
 			return -ENOMEM;
 		}
+		b->len = buf_size;
 		b->state = FL_BUF_APP;
 	}
 	host->tx_depth = min(host->tx_entries, nbufs);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * framelink-host: /dev/framelink<N>, the queue API of include/uapi/linux/framelink.h
- * (INFO, SUBMIT, POST, REAP, STATS, poll(), mmap()). The endpoint driver offers the same
- * API on /dev/framelink-ep<N>; this file only parses and checks what user space passes and
- * calls the ring operations in queue.c, so the two can share it later.
+ * (INFO, SUBMIT, POST, REAP, STATS, poll(), mmap(); IMPORT and UNIMPORT: import.c). The
+ * endpoint driver offers the same API on /dev/framelink-ep<N>; this file only parses and
+ * checks what user space passes and calls the ring operations in queue.c, so the two can
+ * share it later.
  *
  * Batches are copied in small chunks on the stack (nothing allocates) and accepted in order:
  * on an error, fl_batch.done is the index of the bad entry and the entries before it are
@@ -67,8 +68,10 @@ static int fl_release(struct inode *inode, struct file *file)
 	if (!host->dead && !atomic_read(&host->openers)) {
 		for (; host->fifo_len; host->fifo_len--) {
 			host->bufs[host->fifo[host->fifo_head].buf].state = FL_BUF_APP;
-			host->fifo_head = (host->fifo_head + 1) % host->nbufs;
+			host->fifo_head = (host->fifo_head + 1) % host->nslots;
 		}
+		/* nothing in flight any more: the imports go with the last close */
+		fl_import_drop(host, false);
 	}
 	mutex_unlock(&host->lock);
 put:
@@ -97,6 +100,8 @@ static long fl_ioc_info(struct fl_host *host, void __user *argp)
 	info.mps = host->mps;
 	info.mps_supported = host->mps_supported;
 	info.mrrs = host->mrrs;
+	info.max_imports = host->nslots - host->nbufs;
+	info.caps = info.max_imports ? FL_CAP_IMPORT : 0;
 	mutex_unlock(&host->lock);
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
@@ -222,7 +227,7 @@ static int fl_reap_out(struct fl_host *host, struct fl_completion __user *up, u3
 		/* only REAP consumes (under reap_lock): the fifo holds at least n entries */
 		k = min3(max - n, host->fifo_len - n, (u32)FL_REAP_CHUNK);
 		for (i = 0; i < k; i++)
-			chunk[i] = host->fifo[(host->fifo_head + n + i) % host->nbufs];
+			chunk[i] = host->fifo[(host->fifo_head + n + i) % host->nslots];
 		mutex_unlock(&host->lock);
 		if (!k)
 			break;
@@ -245,7 +250,7 @@ static int fl_reap_out(struct fl_host *host, struct fl_completion __user *up, u3
 		if (c->status)
 			host->stats.errors++;
 		host->bufs[c->buf].state = FL_BUF_APP;
-		host->fifo_head = (host->fifo_head + 1) % host->nbufs;
+		host->fifo_head = (host->fifo_head + 1) % host->nslots;
 		WRITE_ONCE(host->fifo_len, host->fifo_len - 1);
 	}
 	mutex_unlock(&host->lock);
@@ -384,6 +389,10 @@ static long fl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return fl_ioc_reap(host, argp);
 	case FL_IOC_STATS:
 		return fl_ioc_stats(host, argp);
+	case FL_IOC_IMPORT:
+		return fl_import_add(host, argp);
+	case FL_IOC_UNIMPORT:
+		return fl_import_remove(host, argp);
 	default:
 		return -ENOTTY;
 	}

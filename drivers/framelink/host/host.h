@@ -41,15 +41,26 @@ enum fl_buf_state {
 	FL_BUF_DONE,	/* completed; owned by the app once its completion is reaped */
 };
 
+/* Imported dma-bufs a device holds at once (FL_IOC_IMPORT; fl_info.max_imports). */
+#define FL_HOST_IMPORTS		32
+
+struct fl_host_import;
+
 /**
- * struct fl_buf - one host frame buffer
- * @page: first page (physically contiguous, from dma_alloc_pages()).
+ * struct fl_buf - one host frame buffer, own or imported
+ * @page: first page (physically contiguous, from dma_alloc_pages()); NULL for an import.
+ * @imp: the import (import.c) for indices from fl_host.nbufs on; NULL when that index is
+ *	free; set and cleared under fl_host.lock.
  * @dma: its bus address.
+ * @len: bytes a frame from it may have (fl_host.buf_size, or the import's size); 0 for a
+ *	free import index.
  * @state: enum fl_buf_state; protected by fl_host.lock.
  */
 struct fl_buf {
 	struct page *page;
+	struct fl_host_import *imp;
 	dma_addr_t dma;
+	u32 len;
 	u8 state;
 };
 
@@ -103,12 +114,14 @@ struct fl_rx_shadow {
  * @mps: negotiated Max_Payload_Size, bytes.
  * @mps_supported: largest MPS the function supports, bytes.
  * @mrrs: Max_Read_Request_Size, bytes.
- * @nbufs: number of frame buffers.
+ * @nbufs: number of own frame buffers.
+ * @nslots: buffer indices: @nbufs own, then up to %FL_HOST_IMPORTS imports (none on a
+ *	kernel without dma-buf).
  * @buf_size: bytes per buffer (page multiple).
- * @bufs: the buffers (freed at the last put).
+ * @bufs: the buffers, @nslots entries (freed at the last put).
  * @tx_sh: shadow of the tx ring (@tx_entries).
  * @rx_sh: shadow of the rx ring (@rx_entries).
- * @fifo: completions waiting for REAP (@nbufs entries: one per buffer at most).
+ * @fifo: completions waiting for REAP (@nslots entries: one per buffer at most).
  * @lock: protects everything below, the buffer states, @tx_sh, @rx_sh, @fifo and every
  *	BAR0 access after probe (so remove() can unmap the BAR under it).
  * @dead: removed (or surprise-removed); set once, under @lock.
@@ -218,6 +231,7 @@ struct fl_host {
 	u16 mrrs;
 
 	u32 nbufs;
+	u32 nslots;
 	size_t buf_size;
 	struct fl_buf *bufs;
 	struct fl_tx_shadow *tx_sh;
@@ -349,6 +363,29 @@ int fl_live_wait_reset(struct fl_host *host, bool interruptible);
 void fl_live_poll_arm(struct fl_host *host);
 void fl_live_stop(struct fl_host *host);
 int fl_live_errno(struct fl_host *host);
+
+/* import.c: dma-bufs as frame sources (FL_IOC_IMPORT) */
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER) || defined(FL_IMPORT_UNLINKED)
+#define FL_HOST_MAX_IMPORTS	FL_HOST_IMPORTS
+int fl_import_add(struct fl_host *host, void __user *argp);
+int fl_import_remove(struct fl_host *host, void __user *argp);
+void fl_import_drop(struct fl_host *host, bool all);
+#else
+#define FL_HOST_MAX_IMPORTS	0
+static inline int fl_import_add(struct fl_host *host, void __user *argp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int fl_import_remove(struct fl_host *host, void __user *argp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void fl_import_drop(struct fl_host *host, bool all)
+{
+}
+#endif
 
 /* cdev.c */
 int fl_cdev_register(struct fl_host *host);

@@ -359,6 +359,11 @@ static void fl_remove(struct pci_dev *pdev)
 	fl_remove_take_master(host, gone);
 	fl_bufs_zap(host);
 	fl_bufs_free_pages(host, leak_cq);
+	/* an import follows the own buffers: kept for good, with them, when they are leaked */
+	mutex_lock(&host->lock);
+	if (!leak_cq)
+		fl_import_drop(host, true);
+	mutex_unlock(&host->lock);
 	if (leak_cq)
 		dev_warn(host->dev,
 			 "endpoint did not stop: completion ring leaked, bus mastering disabled\n");

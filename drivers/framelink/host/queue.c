@@ -51,7 +51,7 @@ static void fl_q_push(struct fl_host *host, const struct fl_completion *c)
 {
 	/* one entry per buffer at most (the buffer is DONE until reaped): never full */
 	trace_fl_host_complete(host->id, c->queue, c->buf, c->bytes, c->status, c->cookie);
-	host->fifo[(host->fifo_head + host->fifo_len) % host->nbufs] = *c;
+	host->fifo[(host->fifo_head + host->fifo_len) % host->nslots] = *c;
 	host->bufs[c->buf].state = FL_BUF_DONE;
 	WRITE_ONCE(host->fifo_len, host->fifo_len + 1);
 }
@@ -64,8 +64,9 @@ static void fl_q_push(struct fl_host *host, const struct fl_completion *c)
  * Not visible to the endpoint until fl_q_tx_kick().
  *
  * Return: 0; -ENODEV (device gone), -EIO (queue not running), -EINVAL (reserved field,
- * flags, buffer index, zero length), -EMSGSIZE (longer than the buffer or the endpoint's
- * max_frame), -EBUSY (the app does not own the buffer), -EAGAIN (ring full).
+ * flags, buffer index or a free import index, zero length), -EMSGSIZE (longer than the
+ * buffer or the endpoint's max_frame), -EBUSY (the app does not own the buffer), -EAGAIN
+ * (ring full).
  */
 int fl_q_tx_one(struct fl_host *host, const struct fl_frame *f)
 {
@@ -78,16 +79,21 @@ int fl_q_tx_one(struct fl_host *host, const struct fl_frame *f)
 		return -ENODEV;
 	if (!host->enabled)
 		return -EIO;
-	if (f->reserved || (f->flags & ~FL_FRAME_FLAGS) || f->buf >= host->nbufs || !f->bytes)
+	if (f->reserved || (f->flags & ~FL_FRAME_FLAGS) || f->buf >= host->nslots || !f->bytes)
 		return -EINVAL;
-	if (f->bytes > host->buf_size || f->bytes > host->max_frame)
+	/* a free import index has no length */
+	if (!host->bufs[f->buf].len)
+		return -EINVAL;
+	if (f->bytes > host->bufs[f->buf].len || f->bytes > host->max_frame)
 		return -EMSGSIZE;
 	if (host->bufs[f->buf].state != FL_BUF_APP)
 		return -EBUSY;
 	if (fl_ring_used(host->tx_prod, host->tx_cons) >= host->tx_entries)
 		return -EAGAIN;
 
-	fl_buf_sync_for_device(host, f->buf, f->bytes, DMA_TO_DEVICE);
+	/* an import's CPU writers sync it through the dma-buf (import.c) */
+	if (f->buf < host->nbufs)
+		fl_buf_sync_for_device(host, f->buf, f->bytes, DMA_TO_DEVICE);
 	slot = fl_ring_slot(host->tx_prod, host->tx_entries);
 	sh = &host->tx_sh[slot];
 	sh->buf = f->buf;
@@ -266,6 +272,8 @@ static int fl_q_complete_tx(struct fl_host *host, const struct fl_cqe *cqe, u64 
 	if (!c.status) {
 		host->stats.tx_frames++;
 		host->stats.tx_bytes += c.bytes;
+		if (id >= host->nbufs)
+			host->stats.tx_imported++;
 	}
 	host->tx_cons++;
 	fl_q_push(host, &c);
@@ -357,7 +365,7 @@ void fl_q_drain(struct fl_host *host)
 				       le16_to_cpu(cqe.kind), le32_to_cpu(cqe.id));
 			return;
 		}
-		if (fl_cqe_check(&cqe, host->nbufs)) {
+		if (fl_cqe_check(&cqe, host->nslots)) {
 			fl_q_violation(host, "malformed completion (kind, buf)",
 				       le16_to_cpu(cqe.kind), le32_to_cpu(cqe.id));
 			return;

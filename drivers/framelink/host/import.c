@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framelink-host: dma-bufs as frame sources (FL_IOC_IMPORT, FL_IOC_UNIMPORT; issue 11).
+ *
+ * A camera's buffer (VIDIOC_EXPBUF), a dma-heap buffer or a GPU buffer is sent from where
+ * it is: IMPORT attaches the dma-buf to the PCI function and maps it once for the endpoint
+ * to read. It then has a buffer index past the own buffers (fl_host.bufs[nbufs..nslots - 1])
+ * and goes through SUBMIT, the tx ring and REAP like an own buffer, with the same ownership
+ * states: nothing on the data path knows it is an import except that it needs no cache
+ * maintenance from us and counts in fl_stats.tx_imported.
+ *
+ * One DMA segment only: a frame is one fl_tx_desc, one bus address. An IOMMU joins a
+ * scatter-gather buffer into one segment; without one (the lab, a board with the SMMU off
+ * for PCIe) only a physically contiguous buffer (vb2-dma-contig, CMA) maps so. Segments
+ * that the DMA API returned separately but that follow each other on the bus count as one.
+ *
+ * No cache maintenance here: the mapping is the exporter's, and the dma-buf rule is that a
+ * CPU writer brackets its writes with DMA_BUF_IOCTL_SYNC, which the exporter turns into
+ * syncs of every attachment's mapping, ours included. A device writer needs none.
+ *
+ * Lifetime: an import holds a dma-buf reference, an attachment and its mapping. It is
+ * unmapped only when no frame from it can be read any more: at UNIMPORT (refused while the
+ * buffer is not the app's), at the last close after its queue reset, and at remove() once
+ * bus mastering is off.
+ *
+ * Copyright (C) 2026 The framelink authors
+ */
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "host.h"
+
+FL_MODULE_IMPORT_NS_DMA_BUF;
+
+/**
+ * struct fl_host_import - one imported dma-buf
+ * @dmabuf: the dma-buf (our reference).
+ * @attach: its attachment to the PCI function.
+ * @sgt: the attachment's mapping, %DMA_TO_DEVICE.
+ * @dma: bus address of its first byte.
+ * @len: bytes that follow @dma on the bus, at most the dma-buf's size.
+ */
+struct fl_host_import {
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	dma_addr_t dma;
+	u64 len;
+};
+
+static void fl_import_release(struct fl_host_import *imp)
+{
+	if (imp->sgt)
+		fl_dma_buf_unmap(imp->attach, imp->sgt, DMA_TO_DEVICE);
+	if (imp->attach)
+		dma_buf_detach(imp->dmabuf, imp->attach);
+	dma_buf_put(imp->dmabuf);
+	kfree(imp);
+}
+
+/* Contiguous bus runs of the mapping; @imp's address and length are the first run's. */
+static u32 fl_import_runs(struct fl_host_import *imp)
+{
+	struct scatterlist *sg;
+	dma_addr_t next = 0;
+	u32 runs = 0;
+	int i;
+
+	for_each_sgtable_dma_sg(imp->sgt, sg, i) {
+		if (!runs || sg_dma_address(sg) != next) {
+			if (!runs++)
+				imp->dma = sg_dma_address(sg);
+		}
+		if (runs == 1)
+			imp->len += sg_dma_len(sg);
+		next = sg_dma_address(sg) + sg_dma_len(sg);
+	}
+	imp->len = min_t(u64, imp->len, imp->dmabuf->size);
+	return runs;
+}
+
+/* Take, attach and map the dma-buf @fd; a log line says why it was refused. */
+static struct fl_host_import *fl_import_map(struct fl_host *host, int fd, u32 *runs)
+{
+	struct fl_host_import *imp;
+	int ret;
+
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL);
+	if (!imp)
+		return ERR_PTR(-ENOMEM);
+	imp->dmabuf = dma_buf_get(fd);
+	if (IS_ERR(imp->dmabuf)) {
+		/* -EBADF: no file; -EINVAL: a file that is not a dma-buf */
+		kfree(imp);
+		return ERR_PTR(-EBADF);
+	}
+	imp->attach = dma_buf_attach(imp->dmabuf, host->dev);
+	if (IS_ERR(imp->attach)) {
+		ret = PTR_ERR(imp->attach);
+		imp->attach = NULL;
+		dev_err_ratelimited(host->dev, "import: %s refused the attachment (%d)\n",
+				    imp->dmabuf->exp_name, ret);
+		goto release;
+	}
+	imp->sgt = fl_dma_buf_map(imp->attach, DMA_TO_DEVICE);
+	if (IS_ERR(imp->sgt)) {
+		ret = PTR_ERR(imp->sgt);
+		imp->sgt = NULL;
+		dev_err_ratelimited(host->dev, "import: %s could not map for the device (%d)\n",
+				    imp->dmabuf->exp_name, ret);
+		goto release;
+	}
+	*runs = fl_import_runs(imp);
+	if (*runs != 1 || !imp->len) {
+		dev_err_ratelimited(host->dev,
+				    "import: %s buffer of %zu bytes maps to %u DMA segments; a frame must be one (a contiguous buffer, or an IOMMU)\n",
+				    imp->dmabuf->exp_name, imp->dmabuf->size, *runs);
+		ret = -EOPNOTSUPP;
+		goto release;
+	}
+	return imp;
+
+release:
+	fl_import_release(imp);
+	return ERR_PTR(ret);
+}
+
+/* A free import index (fl_host.lock held), or -ENOSPC. */
+static int fl_import_slot(struct fl_host *host)
+{
+	u32 i;
+
+	for (i = host->nbufs; i < host->nslots; i++)
+		if (!host->bufs[i].imp && host->bufs[i].state == FL_BUF_APP)
+			return i;
+	return -ENOSPC;
+}
+
+/* Clear import index @i (fl_host.lock held); the caller releases what it returns. */
+static struct fl_host_import *fl_import_unlink(struct fl_host *host, u32 i)
+{
+	struct fl_host_import *imp = host->bufs[i].imp;
+
+	host->bufs[i].imp = NULL;
+	host->bufs[i].len = 0;
+	host->bufs[i].dma = 0;
+	return imp;
+}
+
+/**
+ * fl_import_add() - FL_IOC_IMPORT
+ * @host: the device.
+ * @argp: struct fl_import in user space.
+ *
+ * Return: 0 or the errors listed at struct fl_import.
+ */
+int fl_import_add(struct fl_host *host, void __user *argp)
+{
+	struct fl_host_import *imp;
+	struct fl_import req;
+	u32 runs = 0;
+	u32 len;
+	int idx;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.reserved[0] || req.reserved[1])
+		return -EINVAL;
+	imp = fl_import_map(host, req.fd, &runs);
+	if (IS_ERR(imp))
+		return PTR_ERR(imp);
+
+	len = min_t(u64, imp->len, U32_MAX);
+	mutex_lock(&host->lock);
+	idx = host->dead ? -ENODEV : fl_import_slot(host);
+	if (idx >= 0) {
+		host->bufs[idx].imp = imp;
+		host->bufs[idx].dma = imp->dma;
+		host->bufs[idx].len = len;
+	}
+	mutex_unlock(&host->lock);
+	if (idx < 0) {
+		fl_import_release(imp);
+		return idx;
+	}
+
+	req.buf = idx;
+	req.segments = runs;
+	req.size = len;
+	if (copy_to_user(argp, &req, sizeof(req))) {
+		/* the app never learnt the index: take the import back, unless it is in use */
+		mutex_lock(&host->lock);
+		imp = NULL;
+		if (host->bufs[idx].imp && host->bufs[idx].state == FL_BUF_APP)
+			imp = fl_import_unlink(host, idx);
+		mutex_unlock(&host->lock);
+		if (imp)
+			fl_import_release(imp);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/**
+ * fl_import_remove() - FL_IOC_UNIMPORT
+ * @host: the device.
+ * @argp: struct fl_import in user space (@buf).
+ *
+ * Return: 0; -EINVAL (not an import, reserved fields), -EBUSY (a frame from it in flight
+ * or its completion not reaped), -EFAULT.
+ */
+int fl_import_remove(struct fl_host *host, void __user *argp)
+{
+	struct fl_host_import *imp = NULL;
+	struct fl_import req;
+	int ret = 0;
+
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.reserved[0] || req.reserved[1])
+		return -EINVAL;
+
+	mutex_lock(&host->lock);
+	if (req.buf < host->nbufs || req.buf >= host->nslots || !host->bufs[req.buf].imp)
+		ret = -EINVAL;
+	else if (host->bufs[req.buf].state != FL_BUF_APP)
+		ret = -EBUSY;
+	else
+		imp = fl_import_unlink(host, req.buf);
+	mutex_unlock(&host->lock);
+	if (imp)
+		fl_import_release(imp);
+	return ret;
+}
+
+/**
+ * fl_import_drop() - release imports no frame can be read from any more
+ * @host: the device; fl_host.lock held.
+ * @all: every import (remove(), bus mastering off); otherwise those owned by the app.
+ */
+void fl_import_drop(struct fl_host *host, bool all)
+{
+	u32 i;
+
+	lockdep_assert_held(&host->lock);
+	for (i = host->nbufs; i < host->nslots; i++) {
+		if (!host->bufs[i].imp || (!all && host->bufs[i].state != FL_BUF_APP))
+			continue;
+		fl_import_release(fl_import_unlink(host, i));
+	}
+}
