@@ -95,6 +95,7 @@ t_check "recv --crc on frames without a CRC: mismatches found, exit non-zero" \
 framelink capture -d $HDEV --video platform:vivid-001 -n 5 >/tmp/sg.cap 2>&1
 rc=$?
 sed 's/^/# sg capture: /' /tmp/sg.cap
+dmesg | grep 'framelink.*import:' | tail -n 2 | sed 's/^/# kernel: /'
 t_check "capture: vivid-001 (vmalloc) fails" test $rc -ne 0
 t_check "capture: vivid-001: IMPORT EOPNOTSUPP, the buffer is scatter-gather, --copy suggested" \
 	sh -c "grep -q 'FL_IOC_IMPORT.*Operation not supported' /tmp/sg.cap &&
