@@ -2256,6 +2256,39 @@ TEST_F(import, submit_after_unimport_einval)
 }
 
 /*
+ * The last close of the host device with a frame from an import in flight (no slot posted):
+ * the frame is cancelled and the import dropped; after a reopen its index is gone, and the
+ * endpoint, given a slot now, gets nothing (no read of an unmapped import).
+ */
+TEST_F(import, last_close_in_flight_drops_import)
+{
+	struct fl_completion c;
+	struct fl_import im;
+	struct fl_reap r;
+	uint32_t slot = 0, crc;
+
+	ASSERT_EQ(0, import_new(self, 13, NULL, &im, NULL));
+	ASSERT_EQ(0, import_submit(&self->host, im.buf, self->size, NULL));
+	usleep(50000);
+	fl_close(&self->host);
+	ASSERT_EQ(0, fl_open(&self->host, "FL_HOST_DEV", "/dev/framelink0"));
+	EXPECT_EQ(-EINVAL, import_submit(&self->host, im.buf, self->size, NULL));
+	EXPECT_EQ(-EINVAL, fl_unimport(&self->host, im.buf));
+	ASSERT_EQ(0, fl_post(&self->ep, &slot, 1, NULL));
+	r = (struct fl_reap){ .ptr = (uintptr_t)&c, .max = 1, .timeout_ms = 500 };
+	ASSERT_EQ(0, ioctl(self->ep.fd, FL_IOC_REAP, &r));
+	EXPECT_EQ(0, r.count) {
+		TH_LOG("the endpoint got a frame of the closed import: %u bytes, cookie %#llx",
+		       c.bytes, (unsigned long long)c.cookie);
+	}
+	/* the device works on: a new import's frame arrives */
+	ASSERT_EQ(0, import_new(self, 14, &crc, &im, NULL));
+	ASSERT_EQ(0, import_submit(&self->host, im.buf, self->size, NULL));
+	import_frame_arrives(_metadata, self, &im, self->size, crc, 0);
+	EXPECT_EQ(0, fl_unimport(&self->host, im.buf));
+}
+
+/*
  * fl_info.max_imports at once, the next -ENOSPC; one UNIMPORT makes room for one more; the
  * last close of the device drops them all: after a reopen every index is gone (-EINVAL)
  * and max_imports fit again.
