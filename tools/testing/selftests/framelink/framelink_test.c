@@ -1905,6 +1905,7 @@ TEST_F_TIMEOUT(epexport, unbind_while_exported, 150)
  * flight); fl_stats.tx_imported counts the frames. Run by tests/vm/76-camera.sh; SKIP when
  * the host lacks FL_CAP_IMPORT or the kernel has no system heap.
  */
+#include <sched.h>
 #include <linux/dma-heap.h>
 
 #define FL_HEAP		"/dev/dma_heap/system"
@@ -2256,6 +2257,65 @@ TEST_F(import, submit_after_unimport_einval)
 }
 
 /*
+ * Free memory in isolated pages: @len bytes of anonymous memory touched page by page, then
+ * every other page unmapped. The freed pages cannot merge with their held neighbours, so
+ * the next order-0 allocations (a small heap buffer, vmalloc) get pages that are not
+ * adjacent: a buffer made of them maps to one DMA segment per page without an IOMMU. The
+ * caller munmap()s @len at the returned address; NULL on failure.
+ */
+static uint8_t *fragment_memory(size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), i;
+	uint8_t *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (i = 0; i < len; i += pg)
+		p[i] = 1;
+	for (i = pg; i < len; i += 2 * pg)
+		munmap(p + i, pg);
+	return p;
+}
+
+/*
+ * A heap buffer of three pages taken from fragmented memory maps to three DMA segments:
+ * IMPORT refuses it (-EOPNOTSUPP) and leaves the app's fd alone. SKIP when the pages came
+ * out adjacent after all (one segment is then right, and checked).
+ */
+TEST_F(import, scattered_eopnotsupp)
+{
+	size_t frag = 32 << 20;
+	struct fl_import im;
+	cpu_set_t one;
+	uint8_t *hold;
+	int fd, ret;
+
+	/* frees and the allocation on one CPU: its page lists hold the isolated pages */
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	hold = fragment_memory(frag);
+	ASSERT_NE(NULL, hold);
+	fd = heap_buf(self->heap, 3 * 4096, 15, NULL);
+	munmap(hold, frag);
+	ASSERT_LE(0, fd);
+	ret = fl_import(&self->host, fd, &im);
+	if (!ret) {
+		EXPECT_EQ(1, im.segments);
+		EXPECT_EQ(0, fl_unimport(&self->host, im.buf));
+		close(fd);
+		SKIP(return, "the heap buffer's pages came out adjacent: one segment");
+	}
+	EXPECT_EQ(-EOPNOTSUPP, ret);
+	/* the fd is still the app's, and still a dma-buf */
+	EXPECT_EQ(0, dmabuf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(0, dmabuf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+	close(fd);
+}
+
+/*
  * The last close of the host device with a frame from an import in flight (no slot posted):
  * the frame is cancelled and the import dropped; after a reopen its index is gone, and the
  * endpoint, given a slot now, gets nothing (no read of an unmapped import).
@@ -2335,6 +2395,37 @@ TEST_F_TIMEOUT(import, until_enospc, 120)
 	EXPECT_EQ(-ENOSPC, fl_import(&self->host, fd, &im));
 	close(fd);
 	free(bufs);
+}
+
+/*
+ * Not a test by itself: tests/vm/76-camera.sh runs it (FL_FRAG_READY, FL_FRAG_RELEASE) to
+ * hold memory fragmented (fragment_memory(), 64 MiB) while vivid's vb2-vmalloc instance
+ * allocates its buffers, so that they are scattered for certain, not by chance.
+ */
+FIXTURE(frag) {
+	int unused;
+};
+
+FIXTURE_SETUP(frag)
+{
+}
+
+FIXTURE_TEARDOWN(frag)
+{
+}
+
+TEST_F_TIMEOUT(frag, hold, 150)
+{
+	size_t len = 64 << 20;
+	uint8_t *hold;
+
+	if (!getenv("FL_FRAG_READY"))
+		SKIP(return, "run by 76-camera.sh (FL_FRAG_READY, FL_FRAG_RELEASE)");
+	hold = fragment_memory(len);
+	ASSERT_NE(NULL, hold);
+	touch_file("FL_FRAG_READY");
+	EXPECT_EQ(0, wait_file("FL_FRAG_RELEASE"));
+	munmap(hold, len);
 }
 
 TEST_HARNESS_MAIN
