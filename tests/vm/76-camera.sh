@@ -95,13 +95,13 @@ t_check "recv --crc on frames without a CRC: mismatches found, exit non-zero" \
 # Scattered buffers (vb2-vmalloc): IMPORT refused with EOPNOTSUPP, and capture says why.
 # vmalloc's pages often come in physically adjacent runs (measured on a fresh VM: 150 pages
 # of a 640x480 buffer in 4 runs, three of four 1080p buffers of 1013 pages in one run each,
-# which the host rightly imports), so memory is held fragmented while vivid allocates: its
-# pages are then isolated ones, one segment each.
+# which the host rightly imports), so unmovable memory is held fragmented while vivid
+# allocates (framelink_test frag.hold: pipes' pages, every other one freed).
 rm -f /tmp/frag.*
 FL_FRAG_READY=/tmp/frag.ready FL_FRAG_RELEASE=/tmp/frag.release \
 	framelink_test -r frag.hold >/tmp/frag.out 2>&1 &
 fp=$!
-t_check "memory held fragmented (64 MiB, every other page free)" wait_for 300 test -e /tmp/frag.ready
+t_check "memory held fragmented (pipe pages, every other one free)" wait_for 300 test -e /tmp/frag.ready
 framelink capture -d $HDEV --video platform:vivid-001 -n 5 >/tmp/sg.cap 2>&1
 rc=$?
 touch /tmp/frag.release

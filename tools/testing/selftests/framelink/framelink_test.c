@@ -2257,26 +2257,60 @@ TEST_F(import, submit_after_unimport_einval)
 }
 
 /*
- * Free memory in isolated pages: @len bytes of anonymous memory touched page by page, then
- * every other page unmapped. The freed pages cannot merge with their held neighbours, so
- * the next order-0 allocations (a small heap buffer, vmalloc) get pages that are not
- * adjacent: a buffer made of them maps to one DMA segment per page without an IOMMU. The
- * caller munmap()s @len at the returned address; NULL on failure.
+ * Free memory in isolated pages, of the kind kernel buffers come from: pipe pages are
+ * unmovable, as are a dma-heap's and vmalloc's (anonymous memory is movable and would not
+ * fragment their lists). FRAG_PIPES pipes of up to 1 MiB are filled a page at a time in
+ * turn, so consecutive page allocations go to different pipes; then every other pipe is
+ * closed. Its pages cannot merge with their neighbours, still held, and the next order-0
+ * allocations get them: a buffer made of them maps to one DMA segment per page without an
+ * IOMMU. 0 or -errno; fragment_release() closes the rest.
  */
-static uint8_t *fragment_memory(size_t len)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), i;
-	uint8_t *p;
+#define FRAG_PIPES	32
 
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	madvise(p, len, MADV_NOHUGEPAGE);
-	for (i = 0; i < len; i += pg)
-		p[i] = 1;
-	for (i = pg; i < len; i += 2 * pg)
-		munmap(p + i, pg);
-	return p;
+struct frag {
+	int fd[FRAG_PIPES][2];
+	int n;
+};
+
+static void fragment_release(struct frag *f)
+{
+	int i;
+
+	for (i = 0; i < f->n; i++) {
+		if (f->fd[i][0] >= 0)
+			close(f->fd[i][0]);
+		if (f->fd[i][1] >= 0)
+			close(f->fd[i][1]);
+	}
+	f->n = 0;
+}
+
+static int fragment_memory(struct frag *f)
+{
+	static char page[4096];
+	int i, k, sz;
+
+	for (f->n = 0; f->n < FRAG_PIPES; f->n++) {
+		if (pipe2(f->fd[f->n], O_NONBLOCK | O_CLOEXEC))
+			break;
+		fcntl(f->fd[f->n][1], F_SETPIPE_SZ, 1 << 20);
+	}
+	sz = f->n >= 2 ? fcntl(f->fd[0][1], F_GETPIPE_SZ) : -1;
+	if (sz < (int)sizeof(page)) {
+		fragment_release(f);
+		return -EMFILE;
+	}
+	for (k = 0; k < sz / (int)sizeof(page); k++)
+		for (i = 0; i < f->n; i++)
+			if (write(f->fd[i][1], page, sizeof(page)) != sizeof(page))
+				break;
+	for (i = 1; i < f->n; i += 2) {
+		close(f->fd[i][0]);
+		close(f->fd[i][1]);
+		f->fd[i][0] = -1;
+		f->fd[i][1] = -1;
+	}
+	return 0;
 }
 
 /*
@@ -2286,20 +2320,18 @@ static uint8_t *fragment_memory(size_t len)
  */
 TEST_F(import, scattered_eopnotsupp)
 {
-	size_t frag = 32 << 20;
 	struct fl_import im;
+	struct frag frag;
 	cpu_set_t one;
-	uint8_t *hold;
 	int fd, ret;
 
 	/* frees and the allocation on one CPU: its page lists hold the isolated pages */
 	CPU_ZERO(&one);
 	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
 	sched_setaffinity(0, sizeof(one), &one);
-	hold = fragment_memory(frag);
-	ASSERT_NE(NULL, hold);
+	ASSERT_EQ(0, fragment_memory(&frag));
 	fd = heap_buf(self->heap, 3 * 4096, 15, NULL);
-	munmap(hold, frag);
+	fragment_release(&frag);
 	ASSERT_LE(0, fd);
 	ret = fl_import(&self->host, fd, &im);
 	if (!ret) {
@@ -2399,8 +2431,9 @@ TEST_F_TIMEOUT(import, until_enospc, 120)
 
 /*
  * Not a test by itself: tests/vm/76-camera.sh runs it (FL_FRAG_READY, FL_FRAG_RELEASE) to
- * hold memory fragmented (fragment_memory(), 64 MiB) while vivid's vb2-vmalloc instance
- * allocates its buffers, so that they are scattered for certain, not by chance.
+ * hold memory fragmented (fragment_memory(): 16 MiB free in single pages) while vivid's
+ * vb2-vmalloc instance allocates its buffers, so that they are scattered for certain, not by
+ * chance.
  */
 FIXTURE(frag) {
 	int unused;
@@ -2416,16 +2449,14 @@ FIXTURE_TEARDOWN(frag)
 
 TEST_F_TIMEOUT(frag, hold, 150)
 {
-	size_t len = 64 << 20;
-	uint8_t *hold;
+	struct frag frag;
 
 	if (!getenv("FL_FRAG_READY"))
 		SKIP(return, "run by 76-camera.sh (FL_FRAG_READY, FL_FRAG_RELEASE)");
-	hold = fragment_memory(len);
-	ASSERT_NE(NULL, hold);
+	ASSERT_EQ(0, fragment_memory(&frag));
 	touch_file("FL_FRAG_READY");
 	EXPECT_EQ(0, wait_file("FL_FRAG_RELEASE"));
-	munmap(hold, len);
+	fragment_release(&frag);
 }
 
 TEST_HARNESS_MAIN
