@@ -5,14 +5,18 @@
 #  - the kselftest's import cases (system dma-heap buffers): EBADF, EINVAL, EMSGSIZE, EBUSY
 #    until the completion is reaped, ENOSPC at max_imports, the dma-buf fd closed after the
 #    import and while a frame is in flight, the last close with a frame in flight (import
-#    dropped, nothing reaches the endpoint afterwards), tx_imported;
+#    dropped, nothing reaches the endpoint afterwards), a scattered heap buffer refused
+#    (EOPNOTSUPP), tx_imported;
 #  - `framelink capture --crc` from vivid instance 0 (vb2-dma-contig: one DMA segment a
 #    buffer) with `framelink recv --crc --export` on the endpoint: every frame arrives, every
 #    CRC in the cookies matches what the endpoint reads through its slots' dma-bufs, no host
 #    CPU copy, tx_imported counts exactly the frames; a capture without --crc makes the
 #    endpoint's check fail (the check bites);
-#  - vivid instance 1 (vb2-vmalloc: scattered pages): the import is refused, capture says
-#    why (EOPNOTSUPP, scatter-gather) and fails; --copy sends its frames, copies counted.
+#  - vivid instance 1 (vb2-vmalloc), its buffers allocated while memory is held fragmented
+#    (their pages then isolated, not adjacent by chance): the import is refused, capture
+#    says why (EOPNOTSUPP, scatter-gather) and fails; --copy sends its frames, copies
+#    counted, tx_imported unchanged;
+#  - afterwards the host holds no import (max_imports fit again).
 # The test kernel boots with vivid.n_devs=2 vivid.node_types=0x1,0x1 vivid.allocators=1,0;
 # the instances are found by their bus_info (platform:vivid-000, -001), not /dev/videoN.
 . /tests/lib.sh

@@ -1900,9 +1900,10 @@ TEST_F_TIMEOUT(epexport, unbind_while_exported, 150)
  * Imported dma-bufs (FL_IOC_IMPORT / FL_IOC_UNIMPORT, issue 11, host half), with buffers
  * from the system dma-heap: an import is a send-only buffer numbered from fl_info.nbufs up,
  * one DMA segment (a 64 KiB heap buffer is one order-4 page; 4 KiB when that is not
- * available), owned like the host's own buffers; the documented errors of both ioctls; the
- * driver keeps its own reference (the app may close the fd at once or while a frame is in
- * flight); fl_stats.tx_imported counts the frames. Run by tests/vm/76-camera.sh; SKIP when
+ * available), owned like the host's own buffers; the documented errors of both ioctls, a
+ * scattered buffer (-EOPNOTSUPP) included; the driver keeps its own reference (the app may
+ * close the fd at once or while a frame is in flight); the last close drops imports;
+ * fl_stats.tx_imported counts the frames. Run by tests/vm/76-camera.sh; SKIP when
  * the host lacks FL_CAP_IMPORT or the kernel has no system heap.
  */
 #include <sched.h>
