@@ -16,7 +16,9 @@
 #  - a real importer, vgem (framelink_vgem_test; DRM_IOCTL_PRIME_FD_TO_HANDLE attaches and
 #    maps the dma-buf with vgem's own device): the lab's slots come from the loop's no-map
 #    pool (checked in the bind's log line) and vgem's platform device is not dma-coherent, so
-#    first the import is refused with EOPNOTSUPP, leaving nothing attached (export.c); then
+#    first the import is refused with EOPNOTSUPP, leaving nothing attached (export.c), and a
+#    dma-buf held over unbind and function removal is refused with ENODEV (export.c's debug
+#    lines on: nothing printed through the freed function's device); then
 #    with tests/modules/fl-coherent marking vgem dma-coherent (the lab's stand-in for a
 #    coherent importer) the import succeeds: vgem attached in bufinfo and holding a
 #    reference, its view (the dma-buf vgem gives back for the handle: DRM refuses MAP_DUMB on
@@ -96,6 +98,33 @@ t_check "vgem: the slots come from the loop's no-map pool (the controller's own)
 	sh -c "dmesg | grep -q 'slots: 8 x 1048576 bytes from reserved memory framelink-slots (loop-memory@60000000, 268435456 bytes, no-map pool), attached by its driver'"
 # As the lab is: vgem not dma-coherent, pool slots: the import is refused
 FL_VGEM_EXPECT=refused t_run_tap vgem-refused framelink_vgem_test
+# A dma-buf held over unbind and function removal, then imported by vgem: ENODEV (export.c),
+# with export.c's debug lines on (a refusal must not print through the freed function)
+DDC=/sys/kernel/debug/dynamic_debug/control
+V=/tmp/vgem
+rm -f $V.*
+[ -w $DDC ] && echo 'module framelink_epf file export.c +p' >$DDC
+FL_VGEM_EXPECT=refused FL_VGEM_LATE=1 FL_VGEM_READY=$V.ready FL_UNBIND_DONE=$V.unbound \
+	framelink_vgem_test -t import_after_unbind >$V.out 2>&1 &
+tp=$!
+t_check "vgem late: a dma-buf held, device files closed" wait_for 600 test -e $V.ready
+t_check "vgem late: host unloads" rmmod framelink_host
+t_check "vgem late: unbind" fl_unbind 50
+t_check "vgem late: remove function" rmdir $FN
+touch $V.unbound
+wait_bounded $tp 150
+rc=$?
+[ -w $DDC ] && echo 'module framelink_epf file export.c -p' >$DDC
+sed 's/^/# /' $V.out
+t_check "vgem late: the import fails with ENODEV (kselftest exit 0)" test $rc -eq 0
+t_check "vgem late: unload pci-epc-loop" rmmod pci_epc_loop
+t_check "vgem late: unload framelink-epf" \
+	wait_for 50 sh -c 'rmmod framelink_epf 2>/dev/null || ! test -d /sys/module/framelink_epf'
+if ! t_check "vgem: start again" fl_start "profile=generic" "nbufs=8 buf_size=1048576" \
+	slots=8 slot_size=1048576 dma_channels=2; then
+	exit 0
+fi
+
 # With vgem marked dma-coherent: the import runs
 if ! t_check "vgem: fl-coherent marks vgem dma-coherent" t_insmod fl-coherent; then
 	t_skip "vgem: the import cases" "fl-coherent did not load"
@@ -104,7 +133,6 @@ fi
 t_check "vgem: fl-coherent's log line" sh -c "dmesg | grep -q 'fl_coherent: vgem marked dma-coherent (was non-coherent)'"
 FL_VGEM_EXPECT=import t_run_tap vgem framelink_vgem_test
 
-V=/tmp/vgem
 LEAK='framelink_epf.*an exported slot is still mapped by a device: slots leaked'
 rm -f $V.*
 FL_VGEM_EXPECT=import FL_VGEM_UNBIND=1 FL_VGEM_READY=$V.ready FL_UNBIND_DONE=$V.unbound \

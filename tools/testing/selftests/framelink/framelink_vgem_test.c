@@ -741,4 +741,34 @@ TEST_F_TIMEOUT(vgem, unbind_while_imported, 150)
 		EXPECT_EQ(-ENOENT, bufinfo_attached(ino, &nv));
 }
 
+/*
+ * tests/vm/75-epf-export.sh (FL_VGEM_LATE=1) unbinds the function and removes it while this
+ * holds a dma-buf nobody imported; then vgem imports it: export.c says a new import of a
+ * dma-buf whose endpoint is gone fails with ENODEV, whatever the importer (run in the lab's
+ * refusing configuration, where the pool check answered first with EOPNOTSUPP and printed
+ * its debug line through the freed function's device).
+ */
+TEST_F_TIMEOUT(vgem, import_after_unbind, 150)
+{
+	struct fl_export x;
+	uint32_t h;
+	int ret;
+
+	if (!getenv("FL_VGEM_LATE"))
+		SKIP(return, "run by 75-epf-export.sh (FL_VGEM_LATE=1)");
+	EXPORT_OR_SKIP(0, FL_EXPORT_RDWR, &x);
+	fl_close(&self->ep);
+	fl_close(&self->host);
+	touch_file("FL_VGEM_READY");
+	ASSERT_EQ(0, wait_file("FL_UNBIND_DONE"));
+	ret = vgem_import(self->card, x.fd, &h);
+	EXPECT_EQ(-ENODEV, ret) {
+		TH_LOG("import after unbind: %s, not ENODEV", ret ? strerror(-ret) : "imported");
+	}
+	if (!ret)
+		gem_close(self->card, h);
+	EXPECT_EQ(1, dmabuf_refs(x.fd));
+	close(x.fd);
+}
+
 TEST_HARNESS_MAIN
