@@ -441,6 +441,31 @@ static int fl_import_expected(struct __test_metadata *_metadata, int card,
 	} while (0)
 
 /*
+ * The import's outcome is the expected one (FL_VGEM_EXPECT): refused with EOPNOTSUPP leaving
+ * no attachment and no reference, or imported with vgem attached (checked by
+ * fl_import_expected()). Without FL_VGEM_EXPECT, a refusal skips.
+ */
+TEST_F(vgem, import_outcome)
+{
+	struct fl_export x;
+	uint32_t h;
+	int r;
+
+	EXPORT_OR_SKIP(0, FL_EXPORT_RDWR, &x);
+	r = fl_import_expected(_metadata, self->card, &x, &h);
+	ASSERT_LE(0, r);
+	if (r == 0) {
+		TH_LOG("refused as expected: EOPNOTSUPP, nothing attached");
+		close(x.fd);
+		if (fl_expect() < 0)
+			SKIP(return, FL_REFUSED);
+		return;
+	}
+	ASSERT_EQ(0, gem_close(self->card, h));
+	close(x.fd);
+}
+
+/*
  * vgem imports the exported slot (attach + map with vgem's device, listed as attached in
  * bufinfo, a reference held) and its view reads the pattern written through the slot's mmap
  * while the slot is the app's; or, as the lab is, the import is refused with EOPNOTSUPP and
