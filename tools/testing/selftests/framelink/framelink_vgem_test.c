@@ -362,7 +362,9 @@ FIXTURE_SETUP(vgem)
 {
 	int ret;
 
-	self->ep.fd = self->host.fd = self->card = -1;
+	self->ep.fd = -1;
+	self->host.fd = -1;
+	self->card = -1;
 	ret = fl_open(&self->ep, "FL_EP_DEV", "/dev/framelink-ep0");
 	if (ret == -ENOENT)
 		SKIP(return, "no framelink endpoint device on this machine");
@@ -420,26 +422,6 @@ static int fl_import_expected(struct __test_metadata *_metadata, int card,
 	return 1;
 }
 
-/* FL_IOC_EXPORT, or skip on a kernel without dma-buf */
-#define EXPORT_OR_SKIP(slot, flags, x)						\
-	do {									\
-		int __e = ep_export(&self->ep, (slot), (flags), (x));		\
-		if (__e == -EOPNOTSUPP)						\
-			SKIP(return, FL_NO_DMABUF);				\
-		ASSERT_EQ(0, __e);						\
-	} while (0)
-
-/* Import, or skip/fail as expected (for the cases that need an import) */
-#define IMPORT_OR_SKIP(x, h)							\
-	do {									\
-		int __r = fl_import_expected(_metadata, self->card, (x), (h));	\
-		ASSERT_LE(0, __r);						\
-		if (!__r) {							\
-			close((x)->fd);						\
-			SKIP(return, FL_REFUSED);				\
-		}								\
-	} while (0)
-
 /*
  * The import's outcome is the expected one (FL_VGEM_EXPECT): refused with EOPNOTSUPP leaving
  * no attachment and no reference, or imported with vgem attached (checked by
@@ -450,8 +432,12 @@ TEST_F(vgem, import_outcome)
 	struct fl_export x;
 	uint32_t h;
 	int r;
+	int ret;
 
-	EXPORT_OR_SKIP(0, FL_EXPORT_RDWR, &x);
+	ret = ep_export(&self->ep, 0, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
 	r = fl_import_expected(_metadata, self->card, &x, &h);
 	ASSERT_LE(0, r);
 	if (r == 0) {
@@ -478,14 +464,23 @@ TEST_F(vgem, import_reads_slot)
 	struct fl_export x;
 	int vfd, at, nv;
 	uint8_t *v;
+	int ret;
 
-	EXPORT_OR_SKIP(slot, FL_EXPORT_RDWR | FL_EXPORT_CLOEXEC, &x);
+	ret = ep_export(&self->ep, slot, FL_EXPORT_RDWR | FL_EXPORT_CLOEXEC, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
 	fill_random(fl_buf(&self->ep, slot), sz, 0x71);
 	/* The CPU wrote through the slot mmap: end of CPU access before a device reads */
 	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE));
 	refs0 = dmabuf_refs(x.fd);
 	ASSERT_LT(0, refs0);
-	IMPORT_OR_SKIP(&x, &h);
+	ret = fl_import_expected(_metadata, self->card, &x, &h);
+	ASSERT_LE(0, ret);
+	if (!ret) {
+		close(x.fd);
+		SKIP(return, FL_REFUSED);
+	}
 
 	refs1 = dmabuf_refs(x.fd);
 	EXPECT_LT(refs0, refs1) {
@@ -529,11 +524,20 @@ TEST_F(vgem, importer_writes_slot)
 	struct fl_export x;
 	uint8_t *v;
 	int vfd;
+	int ret;
 
-	EXPORT_OR_SKIP(slot, FL_EXPORT_RDWR, &x);
+	ret = ep_export(&self->ep, slot, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
 	memset(fl_buf(&self->ep, slot), 0, sz);
 	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE));
-	IMPORT_OR_SKIP(&x, &h);
+	ret = fl_import_expected(_metadata, self->card, &x, &h);
+	ASSERT_LE(0, ret);
+	if (!ret) {
+		close(x.fd);
+		SKIP(return, FL_REFUSED);
+	}
 	v = vgem_view(self->card, h, sz, &vfd);
 	ASSERT_NE(NULL, v);
 	if (vfd >= 0)
@@ -566,6 +570,7 @@ TEST_F(vgem, host_frame_through_importer)
 	struct fl_export x;
 	uint8_t *v;
 	int vfd;
+	int ret;
 
 	if (!self->have_host)
 		SKIP(return, "no framelink host device");
@@ -573,10 +578,18 @@ TEST_F(vgem, host_frame_through_importer)
 		bytes = self->ep.info.buf_size;
 	if (bytes > self->host.info.buf_size)
 		bytes = self->host.info.buf_size;
-	EXPORT_OR_SKIP(slot, FL_EXPORT_RDWR, &x);
+	ret = ep_export(&self->ep, slot, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
 	memset(fl_buf(&self->ep, slot), 0, bytes);
 	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE));
-	IMPORT_OR_SKIP(&x, &h);
+	ret = fl_import_expected(_metadata, self->card, &x, &h);
+	ASSERT_LE(0, ret);
+	if (!ret) {
+		close(x.fd);
+		SKIP(return, FL_REFUSED);
+	}
 	v = vgem_view(self->card, h, x.size, &vfd);
 	ASSERT_NE(NULL, v);
 	ASSERT_EQ(0, fl_batch_ioctl(&self->ep, FL_IOC_POST, &slot, 1));
@@ -612,10 +625,19 @@ TEST_F(vgem, import_twice_same_handle)
 	struct fl_export x;
 	long refs0, refs1;
 	int card2, at, nv;
+	int ret;
 
-	EXPORT_OR_SKIP(0, FL_EXPORT_RDWR, &x);
+	ret = ep_export(&self->ep, 0, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
 	refs0 = dmabuf_refs(x.fd);
-	IMPORT_OR_SKIP(&x, &h1);
+	ret = fl_import_expected(_metadata, self->card, &x, &h1);
+	ASSERT_LE(0, ret);
+	if (!ret) {
+		close(x.fd);
+		SKIP(return, FL_REFUSED);
+	}
 	refs1 = dmabuf_refs(x.fd);
 	ASSERT_EQ(0, vgem_import(self->card, x.fd, &h2));
 	EXPECT_EQ(h1, h2);
@@ -655,9 +677,18 @@ TEST_F(vgem, gem_close_releases)
 	unsigned long ino;
 	struct fl_export x;
 	int at, nv;
+	int ret;
 
-	EXPORT_OR_SKIP(slot, FL_EXPORT_RDWR, &x);
-	IMPORT_OR_SKIP(&x, &h);
+	ret = ep_export(&self->ep, slot, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	ret = fl_import_expected(_metadata, self->card, &x, &h);
+	ASSERT_LE(0, ret);
+	if (!ret) {
+		close(x.fd);
+		SKIP(return, FL_REFUSED);
+	}
 	ino = fd_ino(x.fd);
 	ASSERT_NE(0, ino);
 	close(x.fd);
@@ -717,13 +748,22 @@ TEST_F_TIMEOUT(vgem, unbind_while_imported, 150)
 	struct fl_export x;
 	int vfd, card2, at, nv;
 	uint8_t *v;
+	int ret;
 
 	if (!getenv("FL_VGEM_UNBIND"))
 		SKIP(return, "run by 75-epf-export.sh (FL_VGEM_UNBIND=1)");
-	EXPORT_OR_SKIP(0, FL_EXPORT_RDWR, &x);
+	ret = ep_export(&self->ep, 0, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
 	memset(fl_buf(&self->ep, 0), 0x5a, sz);
 	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE));
-	IMPORT_OR_SKIP(&x, &h);
+	ret = fl_import_expected(_metadata, self->card, &x, &h);
+	ASSERT_LE(0, ret);
+	if (!ret) {
+		close(x.fd);
+		SKIP(return, FL_REFUSED);
+	}
 	v = vgem_view(self->card, h, sz, &vfd);
 	ASSERT_NE(NULL, v);
 	ASSERT_EQ(0, fl_access_faults(v));
@@ -781,7 +821,10 @@ TEST_F_TIMEOUT(vgem, import_after_unbind, 150)
 
 	if (!getenv("FL_VGEM_LATE"))
 		SKIP(return, "run by 75-epf-export.sh (FL_VGEM_LATE=1)");
-	EXPORT_OR_SKIP(0, FL_EXPORT_RDWR, &x);
+	ret = ep_export(&self->ep, 0, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
 	fl_close(&self->ep);
 	fl_close(&self->host);
 	touch_file("FL_VGEM_READY");
