@@ -13,8 +13,26 @@
 #    held: the mapping faults, sync and mmap() fail with ENODEV, framelink-epf cannot be
 #    unloaded until the dma-buf's release, which comes last (no splat: the runner checks the
 #    log).
+#  - a real importer, vgem (framelink_vgem_test; DRM_IOCTL_PRIME_FD_TO_HANDLE attaches and
+#    maps the dma-buf with vgem's own device): the lab's slots come from the loop's no-map
+#    pool (checked in the bind's log line) and vgem's platform device is not dma-coherent, so
+#    first the import is refused with EOPNOTSUPP, leaving nothing attached (export.c), and a
+#    dma-buf held over unbind and function removal is refused with ENODEV (export.c's debug
+#    lines on: nothing printed through the freed function's device); then
+#    with tests/modules/fl-coherent marking vgem dma-coherent (the lab's stand-in for a
+#    coherent importer) the import succeeds: vgem attached in bufinfo and holding a
+#    reference, its view (the dma-buf vgem gives back for the handle: DRM refuses MAP_DUMB on
+#    imports) reads the pattern written through the slot mmap and writes back into the slot
+#    (CRC, DMA_BUF_IOCTL_SYNC as export.c asks), a host frame received into the slot reads
+#    through it, one DRM file importing twice gets one handle, GEM_CLOSE detaches and, the
+#    app's fd closed, releases the dma-buf;
+#  - unbind and pci-epc-loop unload while vgem holds the import (mapped for its device): one
+#    log line says the slots are kept for good, the importer's view faults, sync, mmap() and a
+#    new import fail with ENODEV, framelink-epf cannot be unloaded until GEM_CLOSE releases
+#    the dma-buf (no splat: the runner checks the log).
 # A kernel without dma-buf (CONFIG_DMA_SHARED_BUFFER unset; the project's test kernels have it)
-# answers EOPNOTSUPP after the checks of the request: the request cases run, the others skip.
+# answers EOPNOTSUPP after the checks of the request: the request cases run, the others skip;
+# without vgem (CONFIG_DRM_VGEM) the importer steps skip.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 . /tests/framelink-lib.sh
@@ -66,3 +84,78 @@ sed 's/^/# /' $X.out
 t_check "unbind: mapping faults, sync and mmap() ENODEV (kselftest exit 0)" test $rc -eq 0
 t_check "unload: framelink-epf after the dma-buf's release" \
 	wait_for 50 sh -c 'rmmod framelink_epf 2>/dev/null || ! test -d /sys/module/framelink_epf'
+
+# ---- a real importer: vgem ----
+if [ ! -e /sys/bus/platform/devices/vgem ]; then
+	t_skip "vgem: import by a real importer" "no vgem device (CONFIG_DRM_VGEM)"
+	exit 0
+fi
+dmesg -c >/dev/null
+t_check "vgem: start: loop generic, host, 8 slots of 1 MiB" fl_start "profile=generic" \
+	"nbufs=8 buf_size=1048576" slots=8 slot_size=1048576 dma_channels=2 || exit 0
+dmesg | grep "slots:" | sed 's/^/# /'
+t_check "vgem: the slots come from the loop's no-map pool (the controller's own)" \
+	sh -c "dmesg | grep -q 'slots: 8 x 1048576 bytes from reserved memory framelink-slots (loop-memory@60000000, 268435456 bytes, no-map pool), attached by its driver'"
+# As the lab is: vgem not dma-coherent, pool slots: the import is refused
+FL_VGEM_EXPECT=refused t_run_tap vgem-refused framelink_vgem_test
+# A dma-buf held over unbind and function removal, then imported by vgem: ENODEV (export.c),
+# with export.c's debug lines on (a refusal must not print through the freed function)
+DDC=/sys/kernel/debug/dynamic_debug/control
+V=/tmp/vgem
+rm -f $V.*
+[ -w $DDC ] && echo 'module framelink_epf file export.c +p' >$DDC
+FL_VGEM_EXPECT=refused FL_VGEM_LATE=1 FL_VGEM_READY=$V.ready FL_UNBIND_DONE=$V.unbound \
+	framelink_vgem_test -t import_after_unbind >$V.out 2>&1 &
+tp=$!
+t_check "vgem late: a dma-buf held, device files closed" wait_for 600 test -e $V.ready
+t_check "vgem late: host unloads" rmmod framelink_host
+t_check "vgem late: unbind" fl_unbind 50
+t_check "vgem late: remove function" rmdir $FN
+touch $V.unbound
+wait_bounded $tp 150
+rc=$?
+[ -w $DDC ] && echo 'module framelink_epf file export.c -p' >$DDC
+sed 's/^/# /' $V.out
+t_check "vgem late: the import fails with ENODEV (kselftest exit 0)" test $rc -eq 0
+t_check "vgem late: unload pci-epc-loop" rmmod pci_epc_loop
+t_check "vgem late: unload framelink-epf" \
+	wait_for 50 sh -c 'rmmod framelink_epf 2>/dev/null || ! test -d /sys/module/framelink_epf'
+if ! t_check "vgem: start again" fl_start "profile=generic" "nbufs=8 buf_size=1048576" \
+	slots=8 slot_size=1048576 dma_channels=2; then
+	exit 0
+fi
+
+# With vgem marked dma-coherent: the import runs
+if ! t_check "vgem: fl-coherent marks vgem dma-coherent" t_insmod fl-coherent; then
+	t_skip "vgem: the import cases" "fl-coherent did not load"
+	exit 0
+fi
+t_check "vgem: fl-coherent's log line" sh -c "dmesg | grep -q 'fl_coherent: vgem marked dma-coherent (was non-coherent)'"
+FL_VGEM_EXPECT=import t_run_tap vgem framelink_vgem_test
+
+LEAK='framelink_epf.*an exported slot is still mapped by a device: slots leaked'
+rm -f $V.*
+FL_VGEM_EXPECT=import FL_VGEM_UNBIND=1 FL_VGEM_READY=$V.ready FL_UNBIND_DONE=$V.unbound \
+	FL_VGEM_CHECKED=$V.checked FL_VGEM_RELEASE=$V.release \
+	framelink_vgem_test -t unbind_while_imported >$V.out 2>&1 &
+tp=$!
+t_check "vgem unbind: vgem holds the import, the app only its view" wait_for 600 test -e $V.ready
+t_check "vgem unbind: host unloads" rmmod framelink_host
+n0=$(dmesg | grep -c "$LEAK")
+t_check "vgem unbind: unbind with the import mapped" fl_unbind 50
+t_check "vgem unbind: one line says the slots are kept" test "$(dmesg | grep -c "$LEAK")" -eq $((n0 + 1))
+t_check "vgem unbind: remove function" rmdir $FN
+t_check "vgem unbind: unload pci-epc-loop under the import" rmmod pci_epc_loop
+touch $V.unbound
+t_check "vgem unbind: the test checked the import" wait_for 600 test -e $V.checked
+t_check "vgem unload: framelink-epf refused while vgem holds the dma-buf" \
+	sh -c '! rmmod framelink_epf'
+touch $V.release
+wait_bounded $tp 150
+rc=$?
+sed 's/^/# /' $V.out
+t_check "vgem unbind: view faults, sync/mmap/import ENODEV, GEM_CLOSE releases (exit 0)" \
+	test $rc -eq 0
+t_check "vgem unload: framelink-epf after GEM_CLOSE" \
+	wait_for 50 sh -c 'rmmod framelink_epf 2>/dev/null || ! test -d /sys/module/framelink_epf'
+t_check "vgem: unload fl-coherent (vgem maps nothing now)" rmmod fl_coherent

@@ -101,7 +101,12 @@ static void fl_xbuf_detach(struct dma_buf *dmabuf, struct dma_buf_attachment *at
 	attach->priv = NULL;
 }
 
-/* Claim @a for one mapping: the endpoint alive, @a not mapped yet */
+/*
+ * Claim @a for one mapping: the endpoint alive, pool slots only for a dma-coherent
+ * importer, @a not mapped yet. The dead check comes first: after unbind every new
+ * import is -ENODEV, and ep->dev (the function's device, gone once the function is
+ * removed) is printed only while the endpoint is alive.
+ */
 static int fl_xatt_claim(struct fl_xbuf *xb, struct fl_xatt *a)
 {
 	struct fl_ep *ep = xb->ep;
@@ -110,6 +115,10 @@ static int fl_xatt_claim(struct fl_xbuf *xb, struct fl_xatt *a)
 	mutex_lock(&ep->files_lock);
 	if (ep->dead) {
 		ret = -ENODEV;
+	} else if (ep->sm_pool && !dev_is_dma_coherent(a->dev)) {
+		dev_dbg_ratelimited(ep->dev, "export: slots from a pool, %s not dma-coherent\n",
+				    dev_name(a->dev));
+		ret = -EOPNOTSUPP;
 	} else if (a->mapped) {
 		ret = -EBUSY;
 	} else {
@@ -139,11 +148,6 @@ static struct sg_table *fl_xbuf_map(struct dma_buf_attachment *attach,
 	struct fl_ep *ep = xb->ep;
 	int ret;
 
-	if (ep->sm_pool && !dev_is_dma_coherent(a->dev)) {
-		dev_dbg_ratelimited(ep->dev, "export: slots from a pool, %s not dma-coherent\n",
-				    dev_name(a->dev));
-		return ERR_PTR(-EOPNOTSUPP);
-	}
 	ret = fl_xatt_claim(xb, a);
 	if (ret)
 		return ERR_PTR(ret);

@@ -1,0 +1,842 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftest: an exported endpoint slot (FL_IOC_EXPORT, issue 11) imported by a real DRM
+ * driver, vgem. DRM_IOCTL_PRIME_FD_TO_HANDLE makes vgem call dma_buf_attach() and
+ * dma_buf_map_attachment() with its own device, as a GPU driver does, so the import runs
+ * framelink-epf's map_dma_buf for a device that is not the controller.
+ *
+ * What an import may be (drivers/framelink/epf/export.c): slots from the controller's pool
+ * (the lab's pci-epc-loop always gives those) are refused to an importer that is not
+ * dma-coherent with EOPNOTSUPP, and vgem's platform device is not dma-coherent on arm64.
+ * tests/vm/75-epf-export.sh runs this twice: as the lab is (FL_VGEM_EXPECT=refused) and with
+ * tests/modules/fl-coherent marking vgem dma-coherent (FL_VGEM_EXPECT=import). Without
+ * FL_VGEM_EXPECT either outcome is accepted and the cases that need an import skip after a
+ * refusal.
+ *
+ * How the importer's view is read: DRM refuses DRM_IOCTL_MODE_MAP_DUMB on an imported
+ * object (drm_gem_dumb_map_offset(): EINVAL), so the view is the dma-buf vgem gives back for
+ * the handle (DRM_IOCTL_PRIME_HANDLE_TO_FD, the import's own dma-buf) and its mmap(); should a
+ * kernel allow MAP_DUMB, the card's mapping is used instead.
+ *
+ * Devices: FL_EP_DEV, FL_HOST_DEV as framelink_test; the vgem card is the /dev/dri/card*
+ * whose DRM_IOCTL_VERSION name is "vgem" (FL_VGEM_CARD overrides).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/dma-buf.h>
+#include <linux/framelink.h>
+
+/* From the kernel tree's include/uapi/drm (the Makefile adds the directory) */
+#include "drm.h"
+
+#include "kselftest_harness.h"
+
+/* The harness's own setjmp()/fork() wrapper trips -Wclobbered once inlined with these */
+#pragma GCC diagnostic ignored "-Wclobbered"
+
+#define FL_NO_VGEM	"no vgem DRM device (CONFIG_DRM_VGEM): no importer to test with"
+#define FL_NO_DMABUF	"kernel without dma-buf (CONFIG_DMA_SHARED_BUFFER)"
+#define FL_REFUSED	"import refused (EOPNOTSUPP): slots from the controller's pool, " \
+			"vgem not dma-coherent (export.c); fl-coherent runs the import"
+#define FL_BUFINFO	"/sys/kernel/debug/dma_buf/bufinfo"
+
+struct fl_end {
+	int fd;
+	struct fl_info info;
+	uint8_t *map;
+	size_t map_len;
+};
+
+static int fl_open(struct fl_end *e, const char *env, const char *def)
+{
+	const char *path = getenv(env) ? getenv(env) : def;
+
+	e->map = NULL;
+	e->fd = open(path, O_RDWR);
+	if (e->fd < 0)
+		return -errno;
+	if (ioctl(e->fd, FL_IOC_INFO, &e->info))
+		return -errno;
+	e->map_len = (size_t)e->info.nbufs * e->info.buf_size;
+	e->map = mmap(NULL, e->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd,
+		      e->info.mmap_offset);
+	if (e->map == MAP_FAILED) {
+		e->map = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+static void fl_close(struct fl_end *e)
+{
+	if (e->map)
+		munmap(e->map, e->map_len);
+	if (e->fd >= 0)
+		close(e->fd);
+	e->fd = -1;
+	e->map = NULL;
+}
+
+static uint8_t *fl_buf(struct fl_end *e, uint32_t i)
+{
+	return e->map + (size_t)i * e->info.buf_size;
+}
+
+static int fl_batch_ioctl(struct fl_end *e, unsigned long cmd, const void *p, uint32_t n)
+{
+	struct fl_batch b = { .ptr = (uintptr_t)p, .count = n };
+
+	return ioctl(e->fd, cmd, &b) ? -errno : (b.done == n ? 0 : -EAGAIN);
+}
+
+/* Reap one completion of @queue (up to 50 x 200 ms); others are an error here */
+static int fl_reap_one(struct fl_end *e, uint32_t queue, struct fl_completion *out)
+{
+	struct fl_reap r;
+	int tries;
+
+	for (tries = 0; tries < 50; tries++) {
+		r = (struct fl_reap){ .ptr = (uintptr_t)out, .max = 1, .timeout_ms = 200 };
+		if (ioctl(e->fd, FL_IOC_REAP, &r))
+			return -errno;
+		if (r.count)
+			return out->queue == queue ? 0 : -EPROTO;
+	}
+	return -ETIMEDOUT;
+}
+
+static uint32_t crc32_le(const uint8_t *p, size_t n)
+{
+	uint32_t crc = ~0U;
+	int k;
+
+	while (n--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320U & -(crc & 1));
+	}
+	return ~crc;
+}
+
+static void fill_random(uint8_t *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		seed = seed * 1103515245U + 12345U;
+		p[i] = seed >> 16;
+	}
+}
+
+static sigjmp_buf fl_bus_jmp;
+
+static void fl_on_sigbus(int sig)
+{
+	siglongjmp(fl_bus_jmp, 1);
+}
+
+/* 1 when reading @p raises SIGBUS, 0 when it reads */
+static int fl_access_faults(const uint8_t *p)
+{
+	struct sigaction sa = { .sa_handler = fl_on_sigbus }, old;
+	int faulted = 0;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(fl_bus_jmp, 1))
+		faulted = 1;
+	else
+		(void)__atomic_load_n(p, __ATOMIC_RELAXED);
+	sigaction(SIGBUS, &old, NULL);
+	return faulted;
+}
+
+static int dmabuf_sync(int fd, uint64_t flags)
+{
+	struct dma_buf_sync s = { .flags = flags };
+
+	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &s) ? -errno : 0;
+}
+
+static int ep_export(struct fl_end *e, uint32_t slot, uint32_t flags, struct fl_export *x)
+{
+	*x = (struct fl_export){ .slot = slot, .flags = flags, .fd = -1 };
+	return ioctl(e->fd, FL_IOC_EXPORT, x) ? -errno : 0;
+}
+
+/* ---- DRM ---- */
+
+/* 0 when @fd is a DRM device whose driver is "vgem" */
+static int drm_is_vgem(int fd)
+{
+	char name[32] = "";
+	struct drm_version v = { .name = name, .name_len = sizeof(name) - 1 };
+
+	if (ioctl(fd, DRM_IOCTL_VERSION, &v))
+		return -errno;
+	return strcmp(name, "vgem") ? -ENODEV : 0;
+}
+
+/* Open the vgem card (FL_VGEM_CARD, else the /dev/dri/card* that is vgem); fd or -errno */
+static int vgem_open(void)
+{
+	char path[300];
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (getenv("FL_VGEM_CARD")) {
+		fd = open(getenv("FL_VGEM_CARD"), O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (drm_is_vgem(fd)) {
+			close(fd);
+			return -ENODEV;
+		}
+		return fd;
+	}
+	d = opendir("/dev/dri");
+	if (!d)
+		return -ENOENT;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "card", 4))
+			continue;
+		snprintf(path, sizeof(path), "/dev/dri/%s", de->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!drm_is_vgem(fd)) {
+			closedir(d);
+			return fd;
+		}
+		close(fd);
+	}
+	closedir(d);
+	return -ENOENT;
+}
+
+/* PRIME import of dma-buf @dfd into the DRM file @card; 0 or -errno */
+static int vgem_import(int card, int dfd, uint32_t *handle)
+{
+	struct drm_prime_handle p = { .fd = dfd };
+
+	*handle = 0;
+	if (ioctl(card, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p))
+		return -errno;
+	*handle = p.handle;
+	return 0;
+}
+
+static int gem_close(int card, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	return ioctl(card, DRM_IOCTL_GEM_CLOSE, &c) ? -errno : 0;
+}
+
+/*
+ * The importer's CPU view of @handle, @size bytes, read-write: the card's own mapping when
+ * DRM gives a fake offset for it (MAP_DUMB), else the dma-buf vgem hands back for the handle.
+ * @vfd gets that dma-buf (-1 for the card's mapping). NULL and errno on failure.
+ */
+static uint8_t *vgem_view(int card, uint32_t handle, size_t size, int *vfd)
+{
+	struct drm_mode_map_dumb md = { .handle = handle };
+	struct drm_prime_handle p = { .handle = handle, .flags = DRM_CLOEXEC | DRM_RDWR };
+	void *m;
+
+	*vfd = -1;
+	if (!ioctl(card, DRM_IOCTL_MODE_MAP_DUMB, &md)) {
+		m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, card, md.offset);
+		return m == MAP_FAILED ? NULL : m;
+	}
+	/* The DRM core's rule for imported objects (drm_gem_dumb_map_offset()) */
+	if (errno != EINVAL)
+		return NULL;
+	if (ioctl(card, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p))
+		return NULL;
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, p.fd, 0);
+	if (m == MAP_FAILED) {
+		close(p.fd);
+		return NULL;
+	}
+	*vfd = p.fd;
+	return m;
+}
+
+/* The dma-buf's file references (/proc/self/fdinfo "count:"), or -1 */
+static long dmabuf_refs(int fd)
+{
+	char path[64], line[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "count: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The dma-buf with inode @ino in debugfs's bufinfo: -ENOENT when not listed (released),
+ * -EACCES when bufinfo cannot be read, else the number of attached devices; @vgem counts
+ * those named "vgem".
+ */
+static int bufinfo_attached(unsigned long ino, int *vgem)
+{
+	char line[256], exp[64], name[64];
+	unsigned long size, flags, mode, count, i;
+	int state = 0, n = -ENOENT;	/* 1: our buffer, 2: its attached devices */
+	FILE *f = fopen(FL_BUFINFO, "r");
+
+	*vgem = 0;
+	if (!f)
+		return -EACCES;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lu %lx %lx %lu %63s %lu %63s", &size, &flags, &mode, &count,
+			   exp, &i, name) == 7) {
+			state = i == ino;
+			if (state)
+				n = 0;
+		} else if (state && !strcmp(line, "\tAttached Devices:\n")) {
+			state = 2;
+		} else if (state == 2 && line[0] == '\t') {
+			n++;
+			if (!strcmp(line, "\tvgem\n"))
+				(*vgem)++;
+		} else if (!strncmp(line, "Total", 5)) {
+			state = 0;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+static unsigned long fd_ino(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : st.st_ino;
+}
+
+/*
+ * FL_VGEM_EXPECT: "import" (1), "refused" (0), unset (-1, either; a refusal skips the cases
+ * that need an import).
+ */
+static int fl_expect(void)
+{
+	const char *e = getenv("FL_VGEM_EXPECT");
+
+	if (!e)
+		return -1;
+	return !strcmp(e, "import");
+}
+
+/* ---- the fixture ---- */
+
+FIXTURE(vgem) {
+	struct fl_end ep;
+	struct fl_end host;
+	int have_host;
+	int card;
+};
+
+FIXTURE_SETUP(vgem)
+{
+	int ret;
+
+	self->ep.fd = -1;
+	self->host.fd = -1;
+	self->card = -1;
+	ret = fl_open(&self->ep, "FL_EP_DEV", "/dev/framelink-ep0");
+	if (ret == -ENOENT)
+		SKIP(return, "no framelink endpoint device on this machine");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(FL_ROLE_ENDPOINT, self->ep.info.role);
+	ASSERT_GE(self->ep.info.nbufs, 2);
+	self->have_host = fl_open(&self->host, "FL_HOST_DEV", "/dev/framelink0") == 0;
+	if (!self->have_host)
+		fl_close(&self->host);
+	self->card = vgem_open();
+	if (self->card == -ENOENT)
+		SKIP(return, FL_NO_VGEM);
+	ASSERT_LE(0, self->card);
+}
+
+FIXTURE_TEARDOWN(vgem)
+{
+	if (self->card >= 0)
+		close(self->card);
+	fl_close(&self->ep);
+	fl_close(&self->host);
+}
+
+/*
+ * Import @x's dma-buf into vgem; the outcome must be the expected one. 1: imported (@handle),
+ * 0: refused as export.c says (checked: nothing left attached, no reference kept).
+ */
+static int fl_import_expected(struct __test_metadata *_metadata, int card,
+			      struct fl_export *x, uint32_t *handle)
+{
+	long refs = dmabuf_refs(x->fd);
+	int expect = fl_expect(), ret, nv, at;
+
+	ret = vgem_import(card, x->fd, handle);
+	if (ret == -EOPNOTSUPP && expect != 1) {
+		EXPECT_EQ(refs, dmabuf_refs(x->fd));
+		at = bufinfo_attached(fd_ino(x->fd), &nv);
+		if (at != -EACCES)
+			EXPECT_EQ(0, at);
+		return 0;
+	}
+	if (expect == 0) {
+		TH_LOG("import expected to be refused with EOPNOTSUPP, got %d (%s)", ret,
+		       ret ? strerror(-ret) : "imported");
+		return -1;
+	}
+	if (ret) {
+		TH_LOG("vgem's import failed: %s", strerror(-ret));
+		return -1;
+	}
+	if (*handle == 0) {
+		TH_LOG("import gave handle 0");
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * The import's outcome is the expected one (FL_VGEM_EXPECT): refused with EOPNOTSUPP leaving
+ * no attachment and no reference, or imported with vgem attached (checked by
+ * fl_import_expected()). Without FL_VGEM_EXPECT, a refusal skips.
+ */
+TEST_F(vgem, import_outcome)
+{
+	struct fl_export x;
+	uint32_t h;
+	int r;
+	int ret;
+
+	ret = ep_export(&self->ep, 0, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	r = fl_import_expected(_metadata, self->card, &x, &h);
+	ASSERT_LE(0, r);
+	if (r == 0) {
+		TH_LOG("refused as expected: EOPNOTSUPP, nothing attached");
+		close(x.fd);
+		if (fl_expect() < 0)
+			SKIP(return, FL_REFUSED);
+		return;
+	}
+	ASSERT_EQ(0, gem_close(self->card, h));
+	close(x.fd);
+}
+
+/*
+ * vgem imports the exported slot (attach + map with vgem's device, listed as attached in
+ * bufinfo, a reference held) and its view reads the pattern written through the slot's mmap
+ * while the slot is the app's; or, as the lab is, the import is refused with EOPNOTSUPP and
+ * leaves nothing behind.
+ */
+TEST_F(vgem, import_reads_slot)
+{
+	uint32_t slot = 1, sz = self->ep.info.buf_size, h;
+	long refs0, refs1;
+	struct fl_export x;
+	int vfd, at, nv;
+	uint8_t *v;
+	int ret;
+
+	ret = ep_export(&self->ep, slot, FL_EXPORT_RDWR | FL_EXPORT_CLOEXEC, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	fill_random(fl_buf(&self->ep, slot), sz, 0x71);
+	/* The CPU wrote through the slot mmap: end of CPU access before a device reads */
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE));
+	refs0 = dmabuf_refs(x.fd);
+	ASSERT_LT(0, refs0);
+	ret = fl_import_expected(_metadata, self->card, &x, &h);
+	ASSERT_LE(0, ret);
+	if (!ret) {
+		close(x.fd);
+		SKIP(return, FL_REFUSED);
+	}
+
+	refs1 = dmabuf_refs(x.fd);
+	EXPECT_LT(refs0, refs1) {
+		TH_LOG("vgem keeps no reference on the dma-buf it imported");
+	}
+	at = bufinfo_attached(fd_ino(x.fd), &nv);
+	if (at == -EACCES) {
+		TH_LOG("%s not readable: attachment not checked", FL_BUFINFO);
+	} else {
+		EXPECT_EQ(1, at);
+		EXPECT_EQ(1, nv) {
+			TH_LOG("vgem's device is not attached to the dma-buf");
+		}
+	}
+	v = vgem_view(self->card, h, sz, &vfd);
+	ASSERT_NE(NULL, v) {
+		TH_LOG("no CPU view of the import: %s", strerror(errno));
+	}
+	if (vfd >= 0) {
+		/* vgem hands back the dma-buf it imported, not a copy */
+		EXPECT_EQ(fd_ino(x.fd), fd_ino(vfd));
+		ASSERT_EQ(0, dmabuf_sync(vfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	}
+	EXPECT_EQ(crc32_le(fl_buf(&self->ep, slot), sz), crc32_le(v, sz));
+	/* Only this slot: its neighbour's content differs */
+	EXPECT_NE(crc32_le(v, sz), crc32_le(fl_buf(&self->ep, slot - 1), sz));
+	if (vfd >= 0) {
+		ASSERT_EQ(0, dmabuf_sync(vfd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+		close(vfd);
+	}
+	munmap(v, sz);
+	ASSERT_EQ(0, gem_close(self->card, h));
+	EXPECT_EQ(refs0, dmabuf_refs(x.fd));
+	close(x.fd);
+}
+
+/* Written through the importer's view, read back through the slot's own mmap */
+TEST_F(vgem, importer_writes_slot)
+{
+	uint32_t slot = 1, sz = self->ep.info.buf_size, h, crc;
+	struct fl_export x;
+	uint8_t *v;
+	int vfd;
+	int ret;
+
+	ret = ep_export(&self->ep, slot, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	memset(fl_buf(&self->ep, slot), 0, sz);
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE));
+	ret = fl_import_expected(_metadata, self->card, &x, &h);
+	ASSERT_LE(0, ret);
+	if (!ret) {
+		close(x.fd);
+		SKIP(return, FL_REFUSED);
+	}
+	v = vgem_view(self->card, h, sz, &vfd);
+	ASSERT_NE(NULL, v);
+	if (vfd >= 0)
+		ASSERT_EQ(0, dmabuf_sync(vfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE));
+	fill_random(v, sz, 0x72);
+	crc = crc32_le(v, sz);
+	if (vfd >= 0)
+		ASSERT_EQ(0, dmabuf_sync(vfd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE));
+	/* The app reads the slot: start of CPU access after the importer's */
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(crc, crc32_le(fl_buf(&self->ep, slot), sz));
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+	EXPECT_NE(crc, crc32_le(fl_buf(&self->ep, slot - 1), sz));
+	munmap(v, sz);
+	if (vfd >= 0)
+		close(vfd);
+	ASSERT_EQ(0, gem_close(self->card, h));
+	close(x.fd);
+}
+
+/*
+ * A host frame received into the imported slot reads back through the importer's view once
+ * its completion is reaped (the import takes no ownership: the slot is posted as usual).
+ */
+TEST_F(vgem, host_frame_through_importer)
+{
+	uint32_t bytes = 65536, slot = 0, zero = 0, h, crc;
+	struct fl_frame f = { .buf = 0, .flags = FL_FRAME_EOF, .cookie = 0x76e0 };
+	struct fl_completion c;
+	struct fl_export x;
+	uint8_t *v;
+	int vfd;
+	int ret;
+
+	if (!self->have_host)
+		SKIP(return, "no framelink host device");
+	if (bytes > self->ep.info.buf_size)
+		bytes = self->ep.info.buf_size;
+	if (bytes > self->host.info.buf_size)
+		bytes = self->host.info.buf_size;
+	ret = ep_export(&self->ep, slot, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	memset(fl_buf(&self->ep, slot), 0, bytes);
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE));
+	ret = fl_import_expected(_metadata, self->card, &x, &h);
+	ASSERT_LE(0, ret);
+	if (!ret) {
+		close(x.fd);
+		SKIP(return, FL_REFUSED);
+	}
+	v = vgem_view(self->card, h, x.size, &vfd);
+	ASSERT_NE(NULL, v);
+	ASSERT_EQ(0, fl_batch_ioctl(&self->ep, FL_IOC_POST, &slot, 1));
+
+	fill_random(fl_buf(&self->host, zero), bytes, 0x76);
+	crc = crc32_le(fl_buf(&self->host, zero), bytes);
+	f.bytes = bytes;
+	ASSERT_EQ(0, fl_batch_ioctl(&self->host, FL_IOC_SUBMIT, &f, 1));
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c));
+	ASSERT_EQ(0, c.status);
+	ASSERT_EQ(slot, c.buf);
+	ASSERT_EQ(bytes, c.bytes);
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(crc, crc32_le(v, bytes));
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c));
+	ASSERT_EQ(0, c.status);
+	munmap(v, x.size);
+	if (vfd >= 0)
+		close(vfd);
+	ASSERT_EQ(0, gem_close(self->card, h));
+	close(x.fd);
+}
+
+/*
+ * The same dma-buf imported twice by one DRM file is one object: the same handle, no second
+ * attachment; another DRM file imports it separately. One GEM_CLOSE per file ends each
+ * import (a second one is EINVAL).
+ */
+TEST_F(vgem, import_twice_same_handle)
+{
+	uint32_t h1, h2, h3;
+	struct fl_export x;
+	long refs0, refs1;
+	int card2, at, nv;
+	int ret;
+
+	ret = ep_export(&self->ep, 0, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	refs0 = dmabuf_refs(x.fd);
+	ret = fl_import_expected(_metadata, self->card, &x, &h1);
+	ASSERT_LE(0, ret);
+	if (!ret) {
+		close(x.fd);
+		SKIP(return, FL_REFUSED);
+	}
+	refs1 = dmabuf_refs(x.fd);
+	ASSERT_EQ(0, vgem_import(self->card, x.fd, &h2));
+	EXPECT_EQ(h1, h2);
+	EXPECT_EQ(refs1, dmabuf_refs(x.fd));
+	at = bufinfo_attached(fd_ino(x.fd), &nv);
+	if (at != -EACCES)
+		EXPECT_EQ(1, nv);
+
+	card2 = vgem_open();
+	ASSERT_LE(0, card2);
+	ASSERT_EQ(0, vgem_import(card2, x.fd, &h3));
+	EXPECT_LT(refs1, dmabuf_refs(x.fd));
+	at = bufinfo_attached(fd_ino(x.fd), &nv);
+	if (at != -EACCES)
+		EXPECT_EQ(2, nv);
+	ASSERT_EQ(0, gem_close(card2, h3));
+	close(card2);
+	EXPECT_EQ(refs1, dmabuf_refs(x.fd));
+
+	ASSERT_EQ(0, gem_close(self->card, h1));
+	EXPECT_EQ(-EINVAL, gem_close(self->card, h2));
+	EXPECT_EQ(refs0, dmabuf_refs(x.fd));
+	at = bufinfo_attached(fd_ino(x.fd), &nv);
+	if (at != -EACCES)
+		EXPECT_EQ(0, at);
+	close(x.fd);
+}
+
+/*
+ * vgem's import keeps the dma-buf alive after the app closed its fd; GEM_CLOSE then releases
+ * it: detached, unmapped, gone from bufinfo (and framelink-epf's reference dropped, which the
+ * script sees when the module unloads).
+ */
+TEST_F(vgem, gem_close_releases)
+{
+	uint32_t slot = 1, sz = self->ep.info.buf_size, h;
+	unsigned long ino;
+	struct fl_export x;
+	int at, nv;
+	int ret;
+
+	ret = ep_export(&self->ep, slot, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	ret = fl_import_expected(_metadata, self->card, &x, &h);
+	ASSERT_LE(0, ret);
+	if (!ret) {
+		close(x.fd);
+		SKIP(return, FL_REFUSED);
+	}
+	ino = fd_ino(x.fd);
+	ASSERT_NE(0, ino);
+	close(x.fd);
+	at = bufinfo_attached(ino, &nv);
+	if (at == -EACCES) {
+		TH_LOG("%s not readable: the release is not checked", FL_BUFINFO);
+	} else {
+		EXPECT_EQ(1, at) {
+			TH_LOG("the import does not keep the dma-buf (%d)", at);
+		}
+		EXPECT_EQ(1, nv);
+	}
+	ASSERT_EQ(0, gem_close(self->card, h));
+	if (at != -EACCES) {
+		EXPECT_EQ(-ENOENT, bufinfo_attached(ino, &nv)) {
+			TH_LOG("the dma-buf outlives its last reference");
+		}
+	}
+	/* The slot is the app's as before: its mapping still works */
+	fl_buf(&self->ep, slot)[sz - 1] = 0x5a;
+	EXPECT_EQ(0x5a, fl_buf(&self->ep, slot)[sz - 1]);
+}
+
+/* Wait up to 60 s for the file @env names; 0 when it appeared */
+static int wait_file(const char *env)
+{
+	const char *path = getenv(env);
+	int i;
+
+	if (!path)
+		return -1;
+	for (i = 0; i < 600 && access(path, F_OK); i++)
+		usleep(100000);
+	return i < 600 ? 0 : -1;
+}
+
+static void touch_file(const char *env)
+{
+	int fd = getenv(env) ? open(getenv(env), O_CREAT | O_WRONLY, 0600) : -1;
+
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * tests/vm/75-epf-export.sh (FL_VGEM_UNBIND=1) unbinds the function and unloads the
+ * controller while vgem holds the import (mapped for vgem's device) and the app holds only
+ * the importer's view: export.c keeps the slot memory for good and logs it (the script
+ * checks the line), the view's CPU mapping faults, sync and mmap() fail with ENODEV, a new
+ * import by another DRM file fails with ENODEV, the old import stays attached until its
+ * GEM_CLOSE, which then releases the dma-buf without a splat (the runner checks the log).
+ */
+TEST_F_TIMEOUT(vgem, unbind_while_imported, 150)
+{
+	uint32_t sz = self->ep.info.buf_size, h, h2;
+	unsigned long ino;
+	struct fl_export x;
+	int vfd, card2, at, nv;
+	uint8_t *v;
+	int ret;
+
+	if (!getenv("FL_VGEM_UNBIND"))
+		SKIP(return, "run by 75-epf-export.sh (FL_VGEM_UNBIND=1)");
+	ret = ep_export(&self->ep, 0, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	memset(fl_buf(&self->ep, 0), 0x5a, sz);
+	ASSERT_EQ(0, dmabuf_sync(x.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE));
+	ret = fl_import_expected(_metadata, self->card, &x, &h);
+	ASSERT_LE(0, ret);
+	if (!ret) {
+		close(x.fd);
+		SKIP(return, FL_REFUSED);
+	}
+	v = vgem_view(self->card, h, sz, &vfd);
+	ASSERT_NE(NULL, v);
+	ASSERT_EQ(0, fl_access_faults(v));
+	EXPECT_EQ(0x5a, v[sz - 1]);
+	ino = fd_ino(x.fd);
+	close(x.fd);
+	fl_close(&self->ep);
+	/* the script unloads framelink-host first: nothing of it may stay open */
+	fl_close(&self->host);
+	touch_file("FL_VGEM_READY");
+	ASSERT_EQ(0, wait_file("FL_UNBIND_DONE"));
+
+	EXPECT_EQ(1, fl_access_faults(v)) {
+		TH_LOG("the importer's view still reads after the unbind");
+	}
+	if (vfd >= 0) {
+		EXPECT_EQ(-ENODEV, dmabuf_sync(vfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+		EXPECT_EQ(MAP_FAILED, mmap(NULL, sz, PROT_READ, MAP_SHARED, vfd, 0));
+		EXPECT_EQ(ENODEV, errno);
+		/* A new import (another DRM file: a new attachment and mapping) is refused */
+		card2 = vgem_open();
+		ASSERT_LE(0, card2);
+		EXPECT_EQ(-ENODEV, vgem_import(card2, vfd, &h2));
+		close(card2);
+	}
+	/* The old import is still there: the device mapping that kept the slots */
+	at = bufinfo_attached(ino, &nv);
+	if (at != -EACCES) {
+		EXPECT_EQ(1, at);
+		EXPECT_EQ(1, nv);
+	}
+	munmap(v, sz);
+	/* The script tries to unload framelink-epf now: it must be refused */
+	touch_file("FL_VGEM_CHECKED");
+	ASSERT_EQ(0, wait_file("FL_VGEM_RELEASE"));
+	if (vfd >= 0)
+		close(vfd);
+	ASSERT_EQ(0, gem_close(self->card, h));
+	if (at != -EACCES)
+		EXPECT_EQ(-ENOENT, bufinfo_attached(ino, &nv));
+}
+
+/*
+ * tests/vm/75-epf-export.sh (FL_VGEM_LATE=1) unbinds the function and removes it while this
+ * holds a dma-buf nobody imported; then vgem imports it: export.c says a new import of a
+ * dma-buf whose endpoint is gone fails with ENODEV, whatever the importer (run in the lab's
+ * refusing configuration, where the pool check answered first with EOPNOTSUPP and printed
+ * its debug line through the freed function's device).
+ */
+TEST_F_TIMEOUT(vgem, import_after_unbind, 150)
+{
+	struct fl_export x;
+	uint32_t h;
+	int ret;
+
+	if (!getenv("FL_VGEM_LATE"))
+		SKIP(return, "run by 75-epf-export.sh (FL_VGEM_LATE=1)");
+	ret = ep_export(&self->ep, 0, FL_EXPORT_RDWR, &x);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	ASSERT_EQ(0, ret);
+	fl_close(&self->ep);
+	fl_close(&self->host);
+	touch_file("FL_VGEM_READY");
+	ASSERT_EQ(0, wait_file("FL_UNBIND_DONE"));
+	ret = vgem_import(self->card, x.fd, &h);
+	EXPECT_EQ(-ENODEV, ret) {
+		TH_LOG("import after unbind: %s, not ENODEV", ret ? strerror(-ret) : "imported");
+	}
+	if (!ret)
+		gem_close(self->card, h);
+	EXPECT_EQ(1, dmabuf_refs(x.fd));
+	close(x.fd);
+}
+
+TEST_HARNESS_MAIN
