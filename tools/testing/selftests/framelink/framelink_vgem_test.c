@@ -43,138 +43,15 @@
 #include "drm.h"
 
 #include "kselftest_harness.h"
+#include "fl_kselftest.h"
 
 /* The harness's own setjmp()/fork() wrapper trips -Wclobbered once inlined with these */
 #pragma GCC diagnostic ignored "-Wclobbered"
 
 #define FL_NO_VGEM	"no vgem DRM device (CONFIG_DRM_VGEM): no importer to test with"
-#define FL_NO_DMABUF	"kernel without dma-buf (CONFIG_DMA_SHARED_BUFFER)"
 #define FL_REFUSED	"import refused (EOPNOTSUPP): slots from the controller's pool, " \
 			"vgem not dma-coherent (export.c); fl-coherent runs the import"
 #define FL_BUFINFO	"/sys/kernel/debug/dma_buf/bufinfo"
-
-struct fl_end {
-	int fd;
-	struct fl_info info;
-	uint8_t *map;
-	size_t map_len;
-};
-
-static int fl_open(struct fl_end *e, const char *env, const char *def)
-{
-	const char *path = getenv(env) ? getenv(env) : def;
-
-	e->map = NULL;
-	e->fd = open(path, O_RDWR);
-	if (e->fd < 0)
-		return -errno;
-	if (ioctl(e->fd, FL_IOC_INFO, &e->info))
-		return -errno;
-	e->map_len = (size_t)e->info.nbufs * e->info.buf_size;
-	e->map = mmap(NULL, e->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd,
-		      e->info.mmap_offset);
-	if (e->map == MAP_FAILED) {
-		e->map = NULL;
-		return -errno;
-	}
-	return 0;
-}
-
-static void fl_close(struct fl_end *e)
-{
-	if (e->map)
-		munmap(e->map, e->map_len);
-	if (e->fd >= 0)
-		close(e->fd);
-	e->fd = -1;
-	e->map = NULL;
-}
-
-static uint8_t *fl_buf(struct fl_end *e, uint32_t i)
-{
-	return e->map + (size_t)i * e->info.buf_size;
-}
-
-static int fl_batch_ioctl(struct fl_end *e, unsigned long cmd, const void *p, uint32_t n)
-{
-	struct fl_batch b = { .ptr = (uintptr_t)p, .count = n };
-
-	return ioctl(e->fd, cmd, &b) ? -errno : (b.done == n ? 0 : -EAGAIN);
-}
-
-/* Reap one completion of @queue (up to 50 x 200 ms); others are an error here */
-static int fl_reap_one(struct fl_end *e, uint32_t queue, struct fl_completion *out)
-{
-	struct fl_reap r;
-	int tries;
-
-	for (tries = 0; tries < 50; tries++) {
-		r = (struct fl_reap){ .ptr = (uintptr_t)out, .max = 1, .timeout_ms = 200 };
-		if (ioctl(e->fd, FL_IOC_REAP, &r))
-			return -errno;
-		if (r.count)
-			return out->queue == queue ? 0 : -EPROTO;
-	}
-	return -ETIMEDOUT;
-}
-
-static uint32_t crc32_le(const uint8_t *p, size_t n)
-{
-	uint32_t crc = ~0U;
-	int k;
-
-	while (n--) {
-		crc ^= *p++;
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320U & -(crc & 1));
-	}
-	return ~crc;
-}
-
-static void fill_random(uint8_t *p, size_t n, unsigned int seed)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		seed = seed * 1103515245U + 12345U;
-		p[i] = seed >> 16;
-	}
-}
-
-static sigjmp_buf fl_bus_jmp;
-
-static void fl_on_sigbus(int sig)
-{
-	siglongjmp(fl_bus_jmp, 1);
-}
-
-/* 1 when reading @p raises SIGBUS, 0 when it reads */
-static int fl_access_faults(const uint8_t *p)
-{
-	struct sigaction sa = { .sa_handler = fl_on_sigbus }, old;
-	int faulted = 0;
-
-	sigaction(SIGBUS, &sa, &old);
-	if (sigsetjmp(fl_bus_jmp, 1))
-		faulted = 1;
-	else
-		(void)__atomic_load_n(p, __ATOMIC_RELAXED);
-	sigaction(SIGBUS, &old, NULL);
-	return faulted;
-}
-
-static int dmabuf_sync(int fd, uint64_t flags)
-{
-	struct dma_buf_sync s = { .flags = flags };
-
-	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &s) ? -errno : 0;
-}
-
-static int ep_export(struct fl_end *e, uint32_t slot, uint32_t flags, struct fl_export *x)
-{
-	*x = (struct fl_export){ .slot = slot, .flags = flags, .fd = -1 };
-	return ioctl(e->fd, FL_IOC_EXPORT, x) ? -errno : 0;
-}
 
 /* ---- DRM ---- */
 
@@ -592,12 +469,12 @@ TEST_F(vgem, host_frame_through_importer)
 	}
 	v = vgem_view(self->card, h, x.size, &vfd);
 	ASSERT_NE(NULL, v);
-	ASSERT_EQ(0, fl_batch_ioctl(&self->ep, FL_IOC_POST, &slot, 1));
+	ASSERT_EQ(0, fl_post(&self->ep, &slot, 1, NULL));
 
 	fill_random(fl_buf(&self->host, zero), bytes, 0x76);
 	crc = crc32_le(fl_buf(&self->host, zero), bytes);
 	f.bytes = bytes;
-	ASSERT_EQ(0, fl_batch_ioctl(&self->host, FL_IOC_SUBMIT, &f, 1));
+	ASSERT_EQ(0, fl_submit(&self->host, &f, 1, NULL));
 	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c));
 	ASSERT_EQ(0, c.status);
 	ASSERT_EQ(slot, c.buf);
@@ -710,27 +587,6 @@ TEST_F(vgem, gem_close_releases)
 	/* The slot is the app's as before: its mapping still works */
 	fl_buf(&self->ep, slot)[sz - 1] = 0x5a;
 	EXPECT_EQ(0x5a, fl_buf(&self->ep, slot)[sz - 1]);
-}
-
-/* Wait up to 60 s for the file @env names; 0 when it appeared */
-static int wait_file(const char *env)
-{
-	const char *path = getenv(env);
-	int i;
-
-	if (!path)
-		return -1;
-	for (i = 0; i < 600 && access(path, F_OK); i++)
-		usleep(100000);
-	return i < 600 ? 0 : -1;
-}
-
-static void touch_file(const char *env)
-{
-	int fd = getenv(env) ? open(getenv(env), O_CREAT | O_WRONLY, 0600) : -1;
-
-	if (fd >= 0)
-		close(fd);
 }
 
 /*
