@@ -21,7 +21,7 @@ FIG_QRESET=${FIG_QRESET:-20}
 FIG_DMA=${FIG_DMA:-40}
 FIG_LINK=${FIG_LINK:-20}
 FIG_RELOAD=${FIG_RELOAD:-5}
-FIG_BOUND=${FIG_BOUND:-480}
+FIG_BOUND=${FIG_BOUND:-600}
 . /tests/figures-lib.sh
 
 if [ ! -f /modules/framelink-epf.ko ] || [ ! -f /modules/fl-pcicb.ko ]; then
