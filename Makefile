@@ -24,8 +24,8 @@ else
 fl_build = $(MAKE) -C $(KDIR) M=$(CURDIR) $(FL_CROSS) FL_BUILD="$(1)" modules
 endif
 
-.PHONY: all drivers epf host loop modules modules_install clean deps kernel check demo bench vm-test \
-	runner-selftest
+.PHONY: all drivers epf host loop modules modules_install clean deps kernel check demo bench soak \
+	vm-test runner-selftest
 
 all: drivers
 
@@ -60,6 +60,10 @@ demo:
 # Throughput and latency on the lab's link model: table, CSV and plots in build/bench/.
 bench:
 	scripts/bench.sh
+
+# Issue 12's reliability figures, long form (HOURS=N optional); the short form is in check.
+soak:
+	scripts/soak.sh
 
 # Only the VM run (modules and userspace as last built).
 vm-test:
