@@ -24,7 +24,7 @@ else
 fl_build = $(MAKE) -C $(KDIR) M=$(CURDIR) $(FL_CROSS) FL_BUILD="$(1)" modules
 endif
 
-.PHONY: all drivers epf host loop modules modules_install clean deps kernel check demo bench soak \
+.PHONY: all drivers epf host loop modules modules_install clean deps kernel check demo bench soak figures \
 	vm-test runner-selftest
 
 all: drivers
@@ -61,9 +61,15 @@ demo:
 bench:
 	scripts/bench.sh
 
-# Issue 12's reliability figures, long form (HOURS=N optional); the short form is in check.
+# Issue 12's reliability figures, long form (HOURS=N optional).
 soak:
 	scripts/soak.sh
+
+# The same figures, short form (about 7 minutes in the VM; counts below issue 12's short
+# form, which measured 17 minutes): not yet part of check, whose 60-minute budget from a
+# fresh machine it would strain.
+figures:
+	FRAMES=16000 QRESET=20 DMA=40 LINK=20 RELOAD=5 BOUND=600 scripts/soak.sh
 
 # Only the VM run (modules and userspace as last built).
 vm-test:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # `make soak`: issue 12's reliability figures, long form, in the VM: the same figures as
-# tests/vm/80-figures.sh (tests/vm/figures-lib.sh) with the long counts: 10^6 frames of random
+# `make figures` (tests/vm/figures-lib.sh) with the long counts: 10^6 frames of random
 # size and content, 1,000 link down/up cycles, 100 module reloads, 10,000 DMA faults, 1,000
 # host queue resets. Not part of `make check`: it takes hours (estimated from the short form's
 # rates in the lab, about 9 h: 240 echoed frames a second, 3 s a reset, 2 s a DMA fault,

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The reliability figures of issue 12, sourced after /tests/lib.sh, /tests/epc-loop-lib.sh and
-# /tests/framelink-lib.sh by 80-figures.sh (the short form, in make check) and by the soak
-# script scripts/soak.sh generates (the long form, make soak). Not a test itself: the VM runs
-# only /tests/[0-9]*.sh.
+# /tests/framelink-lib.sh by the script scripts/soak.sh generates (make soak, the long form;
+# make figures, the short one). Not a test itself: the VM runs only /tests/[0-9]*.sh.
 #
 # The caller sets the counts (the short form's are the defaults here):
 #   FIG_FRAMES  frames of random size (1..FIG_MAXSIZE) and content, echoed and verified

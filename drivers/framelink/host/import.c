@@ -210,7 +210,7 @@ int fl_import_add(struct fl_host *host, void __user *argp)
  * @argp: struct fl_import in user space (@buf).
  *
  * Return: 0; -EINVAL (not an import, reserved fields), -EBUSY (a frame from it in flight
- * or its completion not reaped), -EFAULT.
+ * or its completion not reaped), -ENODEV (removed: the imports are gone), -EFAULT.
  */
 int fl_import_remove(struct fl_host *host, void __user *argp)
 {
@@ -224,7 +224,9 @@ int fl_import_remove(struct fl_host *host, void __user *argp)
 		return -EINVAL;
 
 	mutex_lock(&host->lock);
-	if (req.buf < host->nbufs || req.buf >= host->nslots || !host->bufs[req.buf].imp)
+	if (host->dead)
+		ret = -ENODEV;	/* remove() dropped every import already */
+	else if (req.buf < host->nbufs || req.buf >= host->nslots || !host->bufs[req.buf].imp)
 		ret = -EINVAL;
 	else if (host->bufs[req.buf].state != FL_BUF_APP)
 		ret = -EBUSY;

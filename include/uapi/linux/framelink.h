@@ -700,8 +700,8 @@ struct fl_export {
  * Errors: -EINVAL (flags, reserved, @buf not an import), -EBADF (@fd not a dma-buf),
  * -ENOSPC (fl_info.max_imports held), -EOPNOTSUPP (a kernel without dma-buf; more than
  * one DMA segment), -EBUSY (UNIMPORT of a buffer with a frame in flight or a completion
- * not reaped), -ENODEV (removed), -ENOMEM, or what the exporter's map returned; the
- * endpoint's device answers -ENOTTY.
+ * not reaped), -ENODEV (removed; also UNIMPORT then: remove() dropped the imports),
+ * -ENOMEM, or what the exporter's map returned; the endpoint's device answers -ENOTTY.
  */
 struct fl_import {
 	__s32 fd;
