@@ -659,4 +659,15 @@ static inline void fl_zap_pfn_vma(struct vm_area_struct *vma)
 #define fl_dma_buf_unmap(att, sgt, dir)	dma_buf_unmap_attachment(att, sgt, dir)
 #endif
 
+/*
+ * A device's dma-coherent flag (tests/modules/fl-coherent, the lab's coherent importer): a
+ * bit of struct device's flags with accessors in 7.x (include/linux/device.h), a bool field
+ * (dev->dma_coherent) in 6.1 and 6.12.
+ */
+#ifdef FL_HAVE_DEV_COHERENT_FLAG
+#define fl_dev_set_dma_coherent(dev, v)	dev_assign_dma_coherent(dev, v)
+#else
+#define fl_dev_set_dma_coherent(dev, v)	((dev)->dma_coherent = (v))
+#endif
+
 #endif /* _FRAMELINK_COMPAT_H */

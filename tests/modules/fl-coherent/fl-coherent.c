@@ -28,6 +28,8 @@
 #include <linux/module.h>
 #include <linux/platform_device.h>
 
+#include <framelink/compat.h>
+
 static char *device = "vgem";
 module_param(device, charp, 0444);
 MODULE_PARM_DESC(device, "platform device to mark dma-coherent (default vgem)");
@@ -43,7 +45,7 @@ static int __init fl_coherent_init(void)
 		return -ENODEV;
 	}
 	fl_coh_was = dev_is_dma_coherent(fl_coh_dev);
-	fl_coh_dev->dma_coherent = true;
+	fl_dev_set_dma_coherent(fl_coh_dev, true);
 	pr_info("%s marked dma-coherent (was %s): the lab's stand-in for a coherent importer\n",
 		dev_name(fl_coh_dev), fl_coh_was ? "coherent" : "non-coherent");
 	return 0;
@@ -52,7 +54,7 @@ module_init(fl_coherent_init);
 
 static void __exit fl_coherent_exit(void)
 {
-	fl_coh_dev->dma_coherent = fl_coh_was;
+	fl_dev_set_dma_coherent(fl_coh_dev, fl_coh_was);
 	pr_info("%s: dma-coherent flag restored (%s)\n", dev_name(fl_coh_dev),
 		fl_coh_was ? "coherent" : "non-coherent");
 	put_device(fl_coh_dev);
