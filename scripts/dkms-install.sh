@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-abi() { sed -n "s/^#define FL_ABI_$1[[:space:]]*\([0-9]*\)/\1/p" "$top/include/uapi/linux/framelink.h"; }
+abi() { sed -n "s/^#define FL_ABI_$1[[:space:]]*\([0-9]*\).*/\1/p" "$top/include/uapi/linux/framelink.h"; }
 ver=$(abi MAJOR).$(abi MINOR)
 name=framelink-$mod
 src=${trees:+$trees/src}

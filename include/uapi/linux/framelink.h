@@ -58,7 +58,8 @@
 
 #define FL_MAGIC		0x4b4e4c46	/* "FLNK" */
 #define FL_ABI_MAJOR		1
-#define FL_ABI_MINOR		1	/* 1: FL_IOC_IMPORT, FL_IOC_UNIMPORT, fl_info.caps */
+/* Minor 1: FL_IOC_IMPORT, FL_IOC_UNIMPORT, fl_info.caps and max_imports, fl_stats.tx_imported */
+#define FL_ABI_MINOR		1
 #define FL_ABI_VERSION		((FL_ABI_MAJOR << 16) | FL_ABI_MINOR)
 
 #define FL_BAR_SIZE		0x100000	/* 1 MiB */
