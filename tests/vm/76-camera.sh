@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # A camera's frames to the endpoint without a host CPU copy (FL_IOC_IMPORT, issue 11, host
-# half), on pci-epc-loop profile generic with 8 slots of 1 MiB:
+# half), on pci-epc-loop profile tegra234-edma (the Orin's eDMA, 64 KiB window) with 8
+# slots of 1 MiB:
 #  - the kselftest's import cases (system dma-heap buffers): EBADF, EINVAL, EMSGSIZE, EBUSY
 #    until the completion is reaped, ENOSPC at max_imports, the dma-buf fd closed after the
 #    import and while a frame is in flight, the last close with a frame in flight (import
@@ -35,7 +36,7 @@ fi
 N=300		# frames of the main run: 10 s at 30 fps
 FRAME=614400	# 640x480 YUYV
 
-t_check "start: loop generic, host 8 x 1 MiB, 8 slots of 1 MiB" fl_start "profile=generic" \
+t_check "start: loop tegra234-edma, host 8 x 1 MiB, 8 slots of 1 MiB" fl_start "profile=tegra234-edma" \
 	"nbufs=8 buf_size=1048576" slots=8 slot_size=1048576 dma_channels=2 || exit 0
 framelink info -d $HDEV | grep -E '^(caps|max_imports):' | sed 's/^/# host /'
 t_run_tap import framelink_test -f import

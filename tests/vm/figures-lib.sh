@@ -3,7 +3,7 @@
 # /tests/framelink-lib.sh by the script scripts/soak.sh generates (make soak, the long form;
 # make figures, the short one). Not a test itself: the VM runs only /tests/[0-9]*.sh.
 #
-# The caller sets the counts (the short form's are the defaults here):
+# The caller sets the counts (issue 12's short form is the default here):
 #   FIG_FRAMES  frames of random size (1..FIG_MAXSIZE) and content, echoed and verified
 #   FIG_LINK    link down/up cycles mid-stream
 #   FIG_RELOAD  module reload cycles with traffic
