@@ -10,7 +10,9 @@ set -euo pipefail
 which=${1:?usage: kernel.sh 6.12|6.1|newest}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${FRAMELINK_CACHE:-/var/cache/framelink}
-frag=$top/scripts/kconfig/framelink.config
+# Every tree takes framelink.config; the VM suite's 6.12 kernel adds vm-6.12.config (camera,
+# GPU importer, gcov), which the other trees would only pay build time for.
+frags=("$top/scripts/kconfig/framelink.config")
 export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 jobs=$(nproc)
 log() { echo "kernel[$which]: $*" >&2; }
@@ -26,6 +28,7 @@ case "$which" in
 	tarball=/usr/src/$pkg.tar.xz
 	mode=build
 	[ "$which" = 6.1 ] && mode=prepare
+	[ "$which" = 6.12 ] && frags+=("$top/scripts/kconfig/vm-6.12.config")
 	;;
 newest)
 	# One download per day at most; old versions leave the mirror, so always take the newest.
@@ -45,7 +48,8 @@ newest)
 	;;
 esac
 
-key=$(cat "$frag" "$0" | sha256sum | cut -c1-12)
+# The key covers this tree's fragments only: a 6.12-only option does not rebuild the others.
+key=$(cat "${frags[@]}" "$0" | sha256sum | cut -c1-12)
 tree=$cache/$pkg-$ver-$key
 stamp=$tree/.framelink-$mode-done
 
@@ -62,7 +66,7 @@ tar -xf "$tarball" -C "$tree.tmp" --strip-components=1
 mv "$tree.tmp" "$tree"
 
 make -C "$tree" -s tinyconfig >&2
-"$tree/scripts/kconfig/merge_config.sh" -m -O "$tree" "$tree/.config" "$frag" >/dev/null
+"$tree/scripts/kconfig/merge_config.sh" -m -O "$tree" "$tree/.config" "${frags[@]}" >/dev/null
 make -C "$tree" -s olddefconfig >&2
 
 # A silently dropped option is an error: every line of the fragment must hold in .config.
@@ -74,7 +78,7 @@ while IFS= read -r line; do
 			log "option dropped: $line"; bad=1; } ;;
 	CONFIG_*) grep -qx "$line" "$tree/.config" || { log "option dropped: $line"; bad=1; } ;;
 	esac
-done <"$frag"
+done < <(cat "${frags[@]}")
 [ $bad -eq 0 ] || exit 1
 
 if [ "$mode" = build ]; then

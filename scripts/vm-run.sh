@@ -85,8 +85,10 @@ fi
 # vivid (built into the test kernel): two cameras, video capture nodes only; instance 0
 # allocates with dma-contig (one contiguous buffer, as a CSI-2 receiver's vb2-dma-contig),
 # instance 1 with vmalloc (scattered pages: the scatter-gather case of FL_IOC_IMPORT).
-vivid="vivid.n_devs=2 vivid.node_types=0x1,0x1 vivid.allocators=1,0"
-append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 cma=256M $vivid ${run:+fl_run=$run}"
+# Only the 6.12 kernel has vivid (scripts/kconfig/vm-6.12.config).
+vivid=
+[ "$kver" = 6.12 ] && vivid="vivid.n_devs=2 vivid.node_types=0x1,0x1 vivid.allocators=1,0"
+append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 cma=256M${vivid:+ $vivid} ${run:+fl_run=$run}"
 echo "vm-run: booting $(basename "$kdir"), tests from ${tests#"$top"/}, log $log (timeout ${timeout}s)"
 start=$(date +%s)
 set +e
