@@ -41,9 +41,12 @@ fig_wanted() { echo ",$FIG_ONLY," | grep -q ",$1,"; }
 # the generic root (hot-plug: a link loss removes the host function), 8 slots of 256 KiB, the
 # host 16 buffers of 256 KiB; both crossovers at 4 KiB, so random sizes go by CPU copy below
 # and by DMA above, both ways
+# fig_up [NBUFS SLOTS SIZE]: other buffer counts and size (the frames figure: a deeper queue of
+# small buffers, 32 frames in flight instead of 8)
 fig_up() {
-	fl_start "profile=tegra234-edma rc_profile=generic-rc" "nbufs=16 buf_size=262144" \
-		slots=8 slot_size=262144 crossover=4096 rd_crossover=4096
+	fl_start "profile=tegra234-edma rc_profile=generic-rc" \
+		"nbufs=${1:-16} buf_size=${3:-262144}" \
+		slots=${2:-8} slot_size=${3:-262144} crossover=4096 rd_crossover=4096
 }
 
 fig_down() {
@@ -146,15 +149,18 @@ random_sizes() {
 # endpoint inverts each frame in place (CRC-32 computed over it) and sends it back; the host
 # checks every byte of every returned frame is the inverse of what it sent, its size, and
 # that no stale frame passes (RX buffers poisoned before each POST). Both directions: host to
-# endpoint and endpoint to host, each by CPU copy or DMA by size.
+# endpoint and endpoint to host, each by CPU copy or DMA by size. The count is frames moved
+# and checked: two per round trip.
 fig_frames() {
 	local t0 done=0 fail=0 per round=0 sizes seed rc n bad tend=0
 	t0=$(fig_now)
-	per=$((FIG_FRAMES / 16 / 10))
+	# a round trip is two frames, one each way, both checked (the returned bytes are the
+	# inverse of the sent ones only if both transfers were right)
+	per=$((FIG_FRAMES / 2 / 16 / 10))
 	[ $per -gt 625 ] && per=625
 	[ $per -lt 1 ] && per=1
 	[ -n "$FIG_HOURS" ] && tend=$((fig_t0 + FIG_HOURS * 3600))
-	t_check "figure frames: pair up" fig_up || { fig_end frames 0 $FIG_FRAMES 1 0 $t0; return; }
+	t_check "figure frames: pair up" fig_up 64 32 $((2 * FIG_MAXSIZE)) || { fig_end frames 0 $FIG_FRAMES 1 0 $t0; return; }
 	framelink echo -d $EDEV >/tmp/fig-fecho.out 2>&1 &
 	local epid=$!
 	while { [ $done -lt $FIG_FRAMES ] || [ "$(fig_now)" -lt $tend ]; } && fig_time_left; do
@@ -167,7 +173,7 @@ fig_frames() {
 		n=$(awk '$NF != "FAILED" && NF >= 11 && $2 ~ /^[0-9]+$/ && $1 != "size" { s += $2 }
 			END { print s + 0 }' /tmp/fig-fbench.out)
 		bad=$(mismatches /tmp/fig-fbench.out)
-		done=$((done + n))
+		done=$((done + 2 * n))
 		if [ $rc -ne 0 ] || [ "$bad" -ne 0 ] || [ "$n" -ne $((16 * per)) ]; then
 			fail=$((fail + 1 + bad))
 			echo "# frames: round $round (seed $seed, sizes $sizes) failed: exit $rc, $n frames, $bad mismatches"
@@ -177,7 +183,7 @@ fig_frames() {
 	kill $epid 2>/dev/null
 	wait $epid 2>/dev/null
 	tail -n 1 /tmp/fig-fecho.out | sed 's/^/# echo: /'
-	echo "# frames: $round rounds of 16 random sizes x $per frames"
+	echo "# frames: $round rounds of 16 random sizes x $per round trips (2 frames each)"
 	t_check "figure frames: endpoint echo saw no error" \
 		sh -c "grep -q ', 0 errors,' /tmp/fig-fecho.out"  || fail=$((fail + 1))
 	t_check "figure frames: tear down" fig_down || fail=$((fail + 1))
