@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install what a fresh Debian 12 machine (root) lacks to build and test framelink.
 # Idempotent: a second run only checks and returns. `install-deps.sh bench` adds what
-# `make bench` renders its plots with (python3-matplotlib).
+# `make bench` renders its plots with (python3-matplotlib); `install-deps.sh coverage` what
+# `make coverage` reads the gcov counts and renders its HTML report with (lcov).
 set -euo pipefail
 
 pkgs=(
@@ -13,6 +14,7 @@ pkgs=(
 	linux-source-6.12 linux-source-6.1
 )
 [ "${1:-}" != bench ] || pkgs+=(python3-matplotlib)
+[ "${1:-}" != coverage ] || pkgs+=(lcov)
 
 missing=()
 for p in "${pkgs[@]}"; do

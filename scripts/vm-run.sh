@@ -5,7 +5,7 @@
 # console log.
 #
 # Usage: vm-run.sh [--kernel 6.12|6.1] [--tests DIR] [--ko FILE]... [--run PATTERN] [--log FILE]
-#                  [--timeout S]
+#                  [--timeout S] [--modules DIR] [--gcov]
 #   --kernel V     the test kernel: 6.12 (default) or 6.1 (before 6.4: the endpoint core's
 #                  event notifier; scripts/kernel-image.sh); modules come from build/V
 #   --tests DIR    scripts copied to /tests (default tests/vm); /tests/NN-*.sh run in order
@@ -13,6 +13,10 @@
 #   --run PATTERN  only the /tests scripts matching PATTERN, or PAT,PAT,... (fl_run=)
 #   --log FILE     console log (default build/vm/console.log)
 #   --timeout S    hard limit for the whole VM run (default $FRAMELINK_VM_TIMEOUT or 3000)
+#   --modules DIR  the project's modules from DIR instead of build/V (make coverage's gcov
+#                  build in build/6.12-gcov)
+#   --gcov         fl_gcov=1: after the judged part of the log, init prints the gcov counts of
+#                  framelink's modules (scripts/coverage.sh reads them from the log)
 # Exit status: 0 when every test passed and the log has no splat; 1 otherwise.
 set -euo pipefail
 
@@ -23,6 +27,8 @@ timeout=${FRAMELINK_VM_TIMEOUT:-3000}
 run=
 kver=6.12
 extra_ko=()
+modules=
+gcov=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kver=$2; shift 2 ;;
@@ -31,6 +37,8 @@ while [ $# -gt 0 ]; do
 	--run) run=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
+	--modules) modules=$2; shift 2 ;;
+	--gcov) gcov=1; shift ;;
 	*) echo "vm-run: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -61,8 +69,14 @@ cp "$top"/tests/vm/*lib.sh "$root/tests/"
 cp "$tests"/*.sh "$root/tests/" 2>/dev/null || true
 cp "$kdir/drivers/pci/endpoint/functions/pci-epf-test.ko" "$kdir/drivers/misc/pci_endpoint_test.ko" \
 	"$root/modules/"
-if [ -d "$top/build/$kver" ]; then
-	find "$top/build/$kver" -name '*.ko' -exec cp {} "$root/modules/" \;
+# An explicit --modules that is not there is a mistake, not a run without the project's modules
+if [ -n "$modules" ] && [ ! -d "$modules" ]; then
+	echo "vm-run: --modules $modules: no such directory" >&2
+	exit 2
+fi
+modules=${modules:-$top/build/$kver}
+if [ -d "$modules" ]; then
+	find "$modules" -name '*.ko' -exec cp {} "$root/modules/" \;
 fi
 for ko in "${extra_ko[@]}"; do cp "$ko" "$root/modules/"; done
 if [ -d "$top/build/arm64/bin" ]; then
@@ -88,7 +102,7 @@ fi
 # Only the 6.12 kernel has vivid (scripts/kconfig/vm-6.12.config).
 vivid=
 [ "$kver" = 6.12 ] && vivid="vivid.n_devs=2 vivid.node_types=0x1,0x1 vivid.allocators=1,0"
-append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 cma=256M${vivid:+ $vivid} ${run:+fl_run=$run}"
+append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 cma=256M${vivid:+ $vivid} ${run:+fl_run=$run}${gcov:+ fl_gcov=1}"
 echo "vm-run: booting $(basename "$kdir"), tests from ${tests#"$top"/}, log $log (timeout ${timeout}s)"
 start=$(date +%s)
 set +e
