@@ -127,42 +127,19 @@ vm_stage() {
 }
 
 mkdir -p build/vm
-# Two lanes at once: the suite on 6.12, and beside it the reliability figures (issue 12's short
-# form, tests/figures/) then the 6.1 run. The guests idle a good part of the time (each
-# script's "# cpu:" line), so the lanes share the two cores without doubling the wall time.
-vm_stage_bg() {
-	local name=$1 summary=$2
-	shift 2
-	vp=0 vf=0 vs=0 vm_status=0
-	vm_stage "$name" "$summary" "$@" >"$summary.out" 2>&1
-	printf '%s\n%s %s %s %s\n' "${timings[-1]}" $vp $vf $vs $vm_status >"$summary.res"
-}
-rm -f build/vm/summary-figures.txt.res build/vm/summary-6.1.txt.res
-(
-	vm_stage_bg "VM figures (short form)" build/vm/summary-figures.txt --tests tests/figures \
-		--timeout 3000 --log build/vm/console-figures.log
-	# Before 6.4: the kernel's own pci-epf-test pair (the ops' 6.1 encodings), the e2e streams
-	# and the event cycles on the notifier path (72 asserts the no-replay message); the rest
-	# of the suite runs on 6.12 only.
-	vm_stage_bg "VM tests on 6.1" build/vm/summary-6.1.txt --kernel 6.1 \
-		--run '20-*.sh,60-*.sh,72-*.sh' \
-		--log build/vm/console-6.1.log
-) &
-lane=$!
 vm_stage "VM tests" build/vm/summary.txt --log build/vm/console.log
-wait $lane || true
-for r in build/vm/summary-figures.txt build/vm/summary-6.1.txt; do
-	cat "$r.out" 2>/dev/null
-	if [ ! -f "$r.res" ]; then
-		timings+=("$(printf '%-28s %5ss %s' "$r" 0 FAILED)")
-		vf=$((vf + 1)) vm_status=1
-		continue
-	fi
-	timings+=("$(head -n 1 "$r.res")")
-	read -r p f k st < <(tail -n 1 "$r.res")
-	vp=$((vp + p)) vf=$((vf + f)) vs=$((vs + k))
-	[ "$st" = 0 ] || vm_status=1
-done
+# Issue 12's reliability figures, short form (tests/figures/), in a VM of their own, after the
+# suite's and not beside it: on two cores two guests starve each other. A make coverage run
+# with the figures' VM beside it failed 65-notify's lost-wake-up check (200 ms without an
+# interrupt under INTx); whether the load or the drivers is to blame is not settled.
+vm_stage "VM figures (short form)" build/vm/summary-figures.txt --tests tests/figures \
+	--timeout 3000 --log build/vm/console-figures.log
+# Before 6.4: the kernel's own pci-epf-test pair (the ops' 6.1 encodings), the e2e streams
+# and the event cycles on the notifier path (72 asserts the no-replay message); the rest of
+# the suite runs on 6.12 only.
+vm_stage "VM tests on 6.1" build/vm/summary-6.1.txt --kernel 6.1 \
+	--run '20-*.sh,60-*.sh,72-*.sh' \
+	--log build/vm/console-6.1.log
 # the figures' summary, one line each (make check's short form)
 # (printed live and again in the TAP block: each line once)
 tr -d '\r' <build/vm/console-figures.log 2>/dev/null | grep -a -E '^figures?: ' | awk '!seen[$0]++' |
