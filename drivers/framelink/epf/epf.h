@@ -688,7 +688,6 @@ void fl_q_cancel_submitted(struct fl_ep *ep);
 void fl_q_release_all(struct fl_ep *ep);
 int fl_q_submit(struct fl_ep *ep, const struct fl_frame *f);
 int fl_q_post(struct fl_ep *ep, u32 idx);
-bool fl_q_has_completions(struct fl_ep *ep);
 u32 fl_q_submitted(struct fl_ep *ep);
 u32 fl_q_peek_completions(struct fl_ep *ep, struct fl_completion *out, u32 max);
 void fl_q_drop_completions(struct fl_ep *ep, u32 n);

@@ -535,22 +535,6 @@ void fl_q_release_all(struct fl_ep *ep)
 }
 
 /**
- * fl_q_has_completions() - is there anything to REAP?
- * @ep: the endpoint.
- *
- * Return: true when a completion is queued.
- */
-bool fl_q_has_completions(struct fl_ep *ep)
-{
-	bool ret;
-
-	spin_lock(&ep->q_lock);
-	ret = fl_fifo_len(&ep->comp_fifo) != 0;
-	spin_unlock(&ep->q_lock);
-	return ret;
-}
-
-/**
  * fl_q_submitted() - frames the app submitted that the engine has not taken yet
  * @ep: the endpoint.
  *
