@@ -70,6 +70,18 @@ stats() {
 delta() {
 	echo "$(cat $1) $(stats $2)" | awk '{ for (i = 1; i <= 7; i++) printf "%d ", $(i + 7) - $i }'
 }
+# counts PHASE LINK FRAMES SESSIONS: since /tmp/four-[he]0.LINK, host and endpoint (of $HDEV,
+# $EDEV) each sent and received exactly FRAMES, counted no error and one queue reset per host
+# app session; leaves the endpoint's counters in $d ("... dma cpu")
+counts() {
+	local _w
+	for _w in host:$HDEV:h endpoint:$EDEV:e; do
+		d=$(delta /tmp/four-${_w##*:}0.$2 "$(echo $_w | cut -d: -f2)")
+		echo "# link $2 ${_w%%:*}: tx rx errors protocol_errors queue_resets dma cpu: $d"
+		t_check "four: $1: link $2: ${_w%%:*} sent and received $3, no error, $4 reset(s)" \
+			test "${d% * * }" = "$3 $3 0 0 $4"
+	done
+}
 
 # ---- 3. four streams at once, every frame verified ----
 for i in $LINKS; do
@@ -103,14 +115,7 @@ for i in $LINKS; do
 		sh -c "[ $erc = 0 ] && grep -qx 'framelink: echo: $NFR frames echoed, 0 errors.*' \
 			/tmp/four-echo.$i && grep -qE '^framelink: echo: status: OK=[0-9]+$' \
 			/tmp/four-echo.$i"
-	d=$(delta /tmp/four-h0.$i $HDEV)
-	echo "# link $i host: tx rx errors protocol_errors queue_resets: $d"
-	t_check "four: concurrent: link $i: host counted $NFR frames each way, no error" \
-		test "${d% * * }" = "$NFR $NFR 0 0 1"
-	d=$(delta /tmp/four-e0.$i $EDEV)
-	echo "# link $i endpoint: tx rx errors protocol_errors queue_resets dma cpu: $d"
-	t_check "four: concurrent: link $i: endpoint counted $NFR frames each way, no error" \
-		test "${d% * * }" = "$NFR $NFR 0 0 1"
+	counts concurrent $i $NFR 1
 	t_check "four: concurrent: link $i: 64K and 1M by eDMA, 4K by CPU, both ways" \
 		test "${d#* * * * * }" = "$((4 * N)) $((2 * N)) "
 done
@@ -194,14 +199,7 @@ for i in $others; do
 	t_check "four: cut: link $i: every bench passed, every frame verified" \
 		test -n "$1" -a "$2" = 0
 	runs=$1
-	d=$(delta /tmp/four-h0.$i $HDEV)
-	echo "# link $i host: tx rx errors protocol_errors queue_resets: $d"
-	t_check "four: cut: link $i: host frames exact ($((runs * 50)) each way), no error, a reset per session only" \
-		test "${d% * * }" = "$((runs * 50)) $((runs * 50)) 0 0 $runs"
-	d=$(delta /tmp/four-e0.$i $EDEV)
-	echo "# link $i endpoint: tx rx errors protocol_errors queue_resets dma cpu: $d"
-	t_check "four: cut: link $i: endpoint frames exact, no error, a reset per session only" \
-		test "${d% * * }" = "$((runs * 50)) $((runs * 50)) 0 0 $runs"
+	counts cut $i $((runs * 50)) $runs
 done
 for i in $LINKS; do
 	kill "$(cat /tmp/four-echo-pid.$i)" 2>/dev/null
