@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """make bench's report: the table, the targets of issue 10 and the plots, from DIR/bench.csv.
 
-Usage: bench-report.py DIR    (DIR/bench.csv and DIR/meta.csv from scripts/bench.sh)
+Usage: bench-report.py DIR    (DIR/bench.csv, DIR/meta.csv and DIR/four.csv from scripts/bench.sh)
 Writes DIR/throughput.png, DIR/ceiling.png and DIR/latency.png when matplotlib is there.
 """
 import csv
@@ -168,11 +168,42 @@ def sweep_table(sweep):
               f"{ratio:7.2f} {float(irq):6.3f}")
 
 
+def four_links(path):
+    """Four links at once (tests/bench/10-four-links.sh): per link, the sums, Jain's index."""
+    if not os.path.exists(path):
+        return
+    rate, links, sums = None, [], []
+    for rec in csv.reader(open(path)):
+        if rec and rec[0] == "csv-four-rate" and len(rec) == 4:
+            rate = rec
+        elif rec and rec[0] == "csv-four" and len(rec) == 10:
+            links.append(rec[1:])
+        elif rec and rec[0] == "csv-four-sum" and len(rec) == 9:
+            sums.append(rec[1:])
+    if not links:
+        return
+    print("\nfour links at once (pci-epc-loop links=4, tegra234-edma + j784s4, 1 MiB frames):")
+    if rate:
+        print(f"  model off, the slowest link: h2e {rate[1]} GB/s, e2h {rate[2]} GB/s; model "
+              f"rate {rate[3]} Mbit/s per link (half of it)")
+    print(f"{'run':<6} {'dir':>4} {'link':>4} {'q':>3} {'frames':>6} {'GB/s':>7} {'ceiling':>7} "
+          f"{'ratio':>6}")
+    for m, d, link, _size, q, fr, g, c, r in links:
+        print(f"{m:<6} {d:>4} {link:>4} {q:>3} {fr:>6} {float(g):7.4f} {float(c):7.4f} "
+              f"{float(r):6.3f}")
+    print(f"{'run':<6} {'dir':>4} {'links':>5} {'agg GB/s':>8} {'agg ceil':>8} {'ratio':>6} "
+          f"{'min':>6} {'Jain':>6}")
+    for m, d, n, g, c, r, mn, j in sums:
+        print(f"{m:<6} {d:>4} {n:>5} {float(g):8.4f} {float(c):8.4f} {float(r):6.3f} "
+              f"{float(mn):6.3f} {float(j):6.4f}")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
     rows = load(os.path.join(out, "bench.csv"))
     if not rows:
         print(f"bench-report: no rows in {out}/bench.csv")
+        four_links(os.path.join(out, "four.csv"))
         return 1
     rate, allocs, sweep = load_meta(os.path.join(out, "meta.csv"))
     if rate and len(rate) >= 6:
@@ -189,6 +220,7 @@ def main():
               (f" (trace lost {a['lost']} events: incomplete)" if a["lost"] else ""))
     sweep_table(sweep)
     targets(rows, allocs)
+    four_links(os.path.join(out, "four.csv"))
     plots(rows, out)
     return 0
 

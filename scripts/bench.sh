@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # `make bench`: dependencies (with python3-matplotlib), the test kernel, the modules, then
-# tests/bench/00-bench.sh in the VM, and the report: build/bench/bench.csv (every run),
+# tests/bench/*.sh in the VM, and the report: build/bench/bench.csv (every run),
+# build/bench/four.csv (four links at once),
 # build/bench/table.txt (printed) and the plots build/bench/*.png (scripts/bench-report.py).
 # Not part of `make check`: it takes several minutes and its numbers are measurements.
 set -euo pipefail
@@ -21,6 +22,8 @@ tr -d '\r' <"$out/console.log" |
 	awk '/FRAMELINK TAP BEGIN/ { on = 1; next } /FRAMELINK TAP END/ { on = 0 } on' >"$out/tap.txt"
 grep '^csv,' "$out/tap.txt" >"$out/bench.csv" || true
 grep -E '^csv-(rate|head|alloc|sweep),' "$out/tap.txt" >"$out/meta.csv" || true
+# four links at once (tests/bench/10-four-links.sh)
+grep -E '^csv-four' "$out/tap.txt" >"$out/four.csv" || true
 # Debian's python3: python3-matplotlib is installed for it, whatever python3 is first in PATH
 /usr/bin/python3 scripts/bench-report.py "$out" | tee "$out/table.txt"
 exit $rc

@@ -23,6 +23,12 @@ module_param(profile, charp, 0444);
 MODULE_PARM_DESC(profile,
 		 "feature profile: generic, tegra234, tegra234-edma or jetpack (default: DT \"framelink,profile\", else generic)");
 
+static unsigned int links = 1;
+module_param(links, uint, 0444);
+MODULE_PARM_DESC(links,
+		 "bring up links 0..N-1 (DT \"framelink,link\"), N = 1.."
+		 __stringify(LOOP_MAX_LINKS) " (default 1)");
+
 /* eDMA channels of the Tegra234 PCIe controller (see tegra234-edma below) */
 #define LOOP_T234_EDMA_RD	2
 #define LOOP_T234_EDMA_WR	4
@@ -290,16 +296,43 @@ static void loop_epc_dev_release(struct device *dev)
 {
 }
 
+/*
+ * Which link of the machine a node is: DT "framelink,link" (default 0).
+ * Only links 0..links-1 come up, so a plain load gives the one link every
+ * single-link test expects, whatever else the DT describes.
+ */
+static int loop_link_index(struct device *dev, u32 *index)
+{
+	*index = 0;
+	of_property_read_u32(dev->of_node, "framelink,link", index);
+	if (*index >= LOOP_MAX_LINKS)
+		return dev_err_probe(dev, -EINVAL,
+				     "framelink,link %u: at most %u links\n",
+				     *index, LOOP_MAX_LINKS);
+	if (*index >= links) {
+		dev_dbg(dev, "link %u not brought up (links=%u)\n", *index,
+			links);
+		return -ENODEV;
+	}
+	return 0;
+}
+
 static int loop_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
 	struct pci_epc_loop *loop;
+	u32 index;
 	int ret;
+
+	ret = loop_link_index(dev, &index);
+	if (ret)
+		return ret;
 
 	loop = devm_kzalloc(dev, sizeof(*loop), GFP_KERNEL);
 	if (!loop)
 		return -ENOMEM;
 	loop->dev = dev;
+	loop->index = index;
 	platform_set_drvdata(pdev, loop);
 
 	mutex_init(&loop->win_lock);
@@ -367,8 +400,8 @@ static int loop_probe(struct platform_device *pdev)
 	/* generic: epc_init now; PERST# profiles: at the first deassert */
 	loop_perst_probe_done(loop);
 
-	dev_info(dev, "profile %s, pool %pa+%zx, window %pad+%x, %u+%u DMA channels\n",
-		 loop_profiles[loop->profile].name,
+	dev_info(dev, "link %u: profile %s, pool %pa+%zx, window %pad+%x, %u+%u DMA channels\n",
+		 loop->index, loop_profiles[loop->profile].name,
 		 &loop->pool_phys, loop->pool_size, &loop->win_phys,
 		 LOOP_WIN_SIZE, loop->nchans_rd, loop->nchans_wr);
 	return 0;
@@ -422,6 +455,10 @@ static int __init loop_init(void)
 {
 	int ret;
 
+	if (!links || links > LOOP_MAX_LINKS) {
+		pr_err("links=%u: 1..%u\n", links, LOOP_MAX_LINKS);
+		return -EINVAL;
+	}
 	loop_epc_ops_init();
 	loop_debugfs_root_init();
 	ret = platform_driver_register(&loop_driver);

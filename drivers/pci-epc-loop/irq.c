@@ -629,6 +629,16 @@ static void loop_irq_work_fn(struct work_struct *work)
 				   msecs_to_jiffies(1));
 }
 
+/* A named fwnode "<device>-<what>" (the IRQ core copies the name) */
+static struct fwnode_handle *loop_irq_fwnode(struct pci_epc_loop *loop,
+					     const char *what)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s-%s", dev_name(loop->dev), what);
+	return irq_domain_alloc_named_fwnode(name);
+}
+
 /**
  * loop_irq_init() - create the INTx and MSI domains
  * @loop: the loopback
@@ -641,9 +651,14 @@ int loop_irq_init(struct pci_epc_loop *loop)
 
 	INIT_DELAYED_WORK(&loop->irq_work, loop_irq_work_fn);
 
-	fn_intx = irq_domain_alloc_named_fwnode("pci-epc-loop-INTx");
-	fn_base = irq_domain_alloc_named_fwnode("pci-epc-loop-MSI-ctrl");
-	fn_msi = irq_domain_alloc_named_fwnode("pci-epc-loop-PCI-MSI");
+	/*
+	 * Named after the link's device (link 0: "pci-epc-loop-INTx" ...):
+	 * each link has its own domains, and two domains of one name
+	 * collide in the IRQ debugfs.
+	 */
+	fn_intx = loop_irq_fwnode(loop, "INTx");
+	fn_base = loop_irq_fwnode(loop, "MSI-ctrl");
+	fn_msi = loop_irq_fwnode(loop, "PCI-MSI");
 	if (!fn_intx || !fn_base || !fn_msi)
 		goto err_fwnode;
 

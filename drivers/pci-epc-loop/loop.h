@@ -24,6 +24,8 @@
 #include <framelink/compat.h>
 
 #define LOOP_MAX_FUNCS		1
+/* Links one module instance serves (module parameter "links") */
+#define LOOP_MAX_LINKS		4
 #define LOOP_CFG_SIZE		PCI_CFG_SPACE_EXP_SIZE
 #define LOOP_MAX_DMA_CHANS	8
 #define LOOP_DEF_DMA_CHANS	2
@@ -237,6 +239,7 @@ struct loop_stats {
 /**
  * struct pci_epc_loop - the loopback link
  * @dev: the platform device
+ * @index: which link of the machine (DT "framelink,link"), < LOOP_MAX_LINKS
  * @epc: endpoint controller
  * @profile: feature profile
  * @features: features reported to EPFs (points to @features_buf)
@@ -325,6 +328,7 @@ struct loop_stats {
  */
 struct pci_epc_loop {
 	struct device *dev;
+	u32 index;
 	struct pci_epc *epc;
 	enum loop_profile profile;
 	const struct pci_epc_features *features;

@@ -40,8 +40,10 @@
  *
  * Locking, in order: a channel's @lock (mutex), then its @idx_lock
  * (spinlock, never held across a callback, a copy or a sleep). nvedma_lock
- * (global) protects loop_nvedma.cookie. nvedma_copy_sem orders copies
- * against link down. Everything runs in process context.
+ * (global) protects loop_nvedma.cookie. A link's loop_nvedma.copy_sem
+ * orders its copies against its link down (per link: a cut on one link
+ * must not wait for the copies of the others). Everything runs in process
+ * context.
  *
  * Copyright (C) 2026 The framelink authors
  */
@@ -184,6 +186,10 @@ struct nvedma {
  * @bytes: bytes moved
  * @lost_bytes: bytes "moved" while the endpoint had no link (not copied)
  * @hw_aborts: hardware aborts (fail_dma, unbacked address)
+ * @copy_sem: engines hold it for reading across "link up? then copy one
+ *	      chunk"; loop_nvedma_link_down() takes it for writing once, so
+ *	      that no copy into or out of host memory is still running when it
+ *	      returns
  */
 struct loop_nvedma {
 	struct pci_epc_loop *loop;
@@ -197,16 +203,11 @@ struct loop_nvedma {
 	atomic64_t bytes;
 	atomic64_t lost_bytes;
 	atomic64_t hw_aborts;
+	struct rw_semaphore copy_sem;
 };
 
 /* Protects loop_nvedma.cookie: one library instance per controller */
 static DEFINE_MUTEX(nvedma_lock);
-/*
- * Engines hold it for reading across "link up? then copy one chunk";
- * loop_nvedma_link_down() takes it for writing once, so that no copy into
- * or out of host memory is still running when it returns.
- */
-static DECLARE_RWSEM(nvedma_copy_sem);
 
 static const char * const nvedma_status_name[NVEDMA_NSTATUS] = {
 	[EDMA_XFER_SUCCESS] = "success",
@@ -270,7 +271,7 @@ static bool nvedma_copy(struct nvedma_chan *ch, void *lva, void *rva,
 {
 	bool up;
 
-	down_read(&nvedma_copy_sem);
+	down_read(&ch->ne->ln->copy_sem);
 	up = loop_ep_up(ch->ne->loop);
 	if (up) {
 		if (ch->type == EDMA_XFER_WRITE)
@@ -278,7 +279,7 @@ static bool nvedma_copy(struct nvedma_chan *ch, void *lva, void *rva,
 		else
 			memcpy(lva, rva, n);
 	}
-	up_read(&nvedma_copy_sem);
+	up_read(&ch->ne->ln->copy_sem);
 	return up;
 }
 
@@ -1023,11 +1024,14 @@ EXPORT_SYMBOL_GPL(tegra_pcie_edma_deinit);
  */
 void loop_nvedma_link_down(struct pci_epc_loop *loop)
 {
+	/* Pairs with the release in loop_nvedma_init(): state fully set up */
+	struct loop_nvedma *ln = smp_load_acquire(&loop->nvedma);
+
 	/* No library state yet (early probe failure): no engine to wait for */
-	if (!smp_load_acquire(&loop->nvedma))
+	if (!ln)
 		return;
-	down_write(&nvedma_copy_sem);
-	up_write(&nvedma_copy_sem);
+	down_write(&ln->copy_sem);
+	up_write(&ln->copy_sem);
 }
 
 static int nvedma_stall_get(void *data, u64 *val)
@@ -1139,6 +1143,7 @@ void loop_nvedma_init(struct pci_epc_loop *loop, struct dentry *dir)
 		goto unavailable;
 	ln->loop = loop;
 	init_waitqueue_head(&ln->stall_wq);
+	init_rwsem(&ln->copy_sem);
 	ln->quirk_drop = loop->profile == LOOP_PROFILE_JETPACK;
 	if (devm_add_action(loop->dev, nvedma_release, ln))
 		goto unavailable;

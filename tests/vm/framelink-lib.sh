@@ -138,3 +138,24 @@ fl_allocs() {
 		"$(cat $T/per_cpu/cpu*/stats | awk '/^overrun/ { s += $2 } END { print s + 0 }')"
 	echo >$T/trace
 }
+
+# fl_link N: point the helpers above at link N of `pci-epc-loop links=...` (issue 12, four
+# endpoints): EPC and LOOPDBG at the controller of DT node pci-epc-loop-N (link 0 is
+# pci-epc-loop: the single-link values), FN at function fl<N>, HDEV and EDEV at
+# /dev/framelink<N> and /dev/framelink-ep<N>, the ids both drivers give when the links are
+# bound one after the other in order 0, 1, ... (fl_link_owns checks it).
+fl_link() {
+	local _c=pci-epc-loop
+	[ "$1" = 0 ] || _c=pci-epc-loop-$1
+	EPC=$_c
+	LOOPDBG=/sys/kernel/debug/pci-epc-loop/$_c
+	FN=$EP/functions/framelink_epf/fl$1
+	HDEV=/dev/framelink$1
+	EDEV=/dev/framelink-ep$1
+}
+
+# fl_link_owns: $HDEV sits on $EPC's root bus (its sysfs path runs through the loop's
+# platform device), so a stream on $HDEV crosses that link and no other.
+fl_link_owns() {
+	readlink -f /sys/class/misc/${HDEV#/dev/}/device | grep -q "/platform/$EPC/"
+}

@@ -171,8 +171,18 @@ static int nt_init(const char *mode, u32 ndesc, u32 wrmask, u32 rdmask,
 	if (nt.cookie)
 		return -EBUSY;
 
-	/* The controller's node, as an EPF passes epc->dev.parent->of_node */
-	np = of_find_compatible_node(NULL, NULL, "framelink,pci-epc-loop");
+	/*
+	 * The controller's node, as an EPF passes epc->dev.parent->of_node:
+	 * link 0's, the one a plain load of the loop brings up (the DT may
+	 * describe more links, "framelink,link" 1..3, that are not probed).
+	 */
+	for_each_compatible_node(np, NULL, "framelink,pci-epc-loop") {
+		u32 link = 0;
+
+		of_property_read_u32(np, "framelink,link", &link);
+		if (!link)
+			break;
+	}
 	if (!np)
 		return -ENODEV;
 
