@@ -14,7 +14,6 @@
 #   BOUND=S   seconds after which a figure is cut short, says so and fails (default 14 h,
 #             plus HOURS)
 #   ONLY=a,b  only these figures (frames,qreset,dma,link,reload)
-#   FORM=short  make check's short form instead (tests/figures/80-figures.sh: make figures)
 # The summary, one line per figure, is printed at the end and kept in build/soak/summary.txt.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,11 +31,6 @@ scripts/build-userspace.sh "$kdir"
 out=build/soak
 rm -rf "$out/tests"
 mkdir -p "$out/tests"
-if [ "${FORM:-long}" = short ]; then
-	# make figures: make check's short form alone (tests/figures/80-figures.sh, its counts)
-	cp tests/figures/80-figures.sh "$out/tests/"
-	bound=2400
-else
 # The VM gets no environment: the counts go into the one script it runs.
 cat >"$out/tests/80-soak.sh" <<SOAK
 #!/bin/sh
@@ -55,7 +49,6 @@ FIG_ONLY=${ONLY:-frames,qreset,dma,link,reload}
 . /tests/figures-lib.sh
 fig_run
 SOAK
-fi
 rc=0
 scripts/vm-run.sh --tests "$out/tests" --timeout $((bound + 900)) --log "$out/console.log" \
 	>"$out/vm.out" 2>&1 || rc=$?
