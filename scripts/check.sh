@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # `make check`: dependencies, the three kernel trees, static checks, module builds for 6.1,
-# 6.12 and the newest kernel, the VM test run on 6.12 and a shorter one on 6.1. Prints each
-# stage's time; the last line is the count of every check and test:
+# 6.12 and the newest kernel, the VM test run on 6.12, the reliability figures (a VM of their
+# own) and a shorter VM run on 6.1. Prints each stage's time; the last line is the count of
+# every check and test:
 # "check: N passed, N failed, N skipped".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -129,9 +130,10 @@ vm_stage() {
 mkdir -p build/vm
 vm_stage "VM tests" build/vm/summary.txt --log build/vm/console.log
 # Issue 12's reliability figures at check's counts (tests/figures/; make figures runs the
-# issue's short form), in a VM of their own, after the suite's and not beside it: on two cores two guests starve each other. A make coverage run
-# with the figures' VM beside it failed 65-notify's lost-wake-up check (200 ms without an
-# interrupt under INTx); whether the load or the drivers is to blame is not settled.
+# issue's short form), in a VM of their own, after the suite's and not beside it: on two
+# cores two guests starve each other. A make coverage run with the figures' VM beside it
+# failed 65-notify's lost-wake-up check (200 ms without an interrupt under INTx); whether
+# the load or the drivers is to blame is not settled.
 vm_stage "VM figures" build/vm/summary-figures.txt --tests tests/figures \
 	--timeout 1800 --log build/vm/console-figures.log
 # Before 6.4: the kernel's own pci-epf-test pair (the ops' 6.1 encodings), the e2e streams

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The reliability figures of issue 12, sourced after /tests/lib.sh, /tests/epc-loop-lib.sh and
-# /tests/framelink-lib.sh by the script scripts/soak.sh generates (make soak, the long form;
-# make figures, the short one). Not a test itself: the VM runs only /tests/[0-9]*.sh.
+# /tests/framelink-lib.sh by tests/figures/80-figures.sh (make check's counts) and by the
+# script scripts/soak.sh generates (make soak, the long form; make figures, issue 12's short
+# form). Not a test itself: the VM runs only /tests/[0-9]*.sh.
 #
 # The caller sets the counts (issue 12's short form is the default here):
 #   FIG_FRAMES  frames of random size (1..FIG_MAXSIZE) and content, echoed and verified
@@ -160,7 +161,8 @@ fig_frames() {
 	[ $per -gt 625 ] && per=625
 	[ $per -lt 1 ] && per=1
 	[ -n "$FIG_HOURS" ] && tend=$((fig_t0 + FIG_HOURS * 3600))
-	t_check "figure frames: pair up" fig_up 64 32 $((2 * FIG_MAXSIZE)) || { fig_end frames 0 $FIG_FRAMES 1 0 $t0; return; }
+	t_check "figure frames: pair up" fig_up 64 32 $((2 * FIG_MAXSIZE)) ||
+		{ fig_end frames 0 $FIG_FRAMES 1 0 $t0; return; }
 	framelink echo -d $EDEV >/tmp/fig-fecho.out 2>&1 &
 	local epid=$!
 	while { [ $done -lt $FIG_FRAMES ] || [ "$(fig_now)" -lt $tend ]; } && fig_time_left; do
