@@ -2,11 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make check`: dependencies, the three kernel trees, static checks, module builds for 6.1,
 # 6.12 and the newest kernel, the VM test run on 6.12, the reliability figures (a VM of their
-# own) and a shorter VM run on 6.1. Two lanes: this script builds the 6.12 tree and runs the
-# VMs; scripts/check-lane.sh does everything else beside it at idle priority (the 6.1 and
-# newest trees, the static checks, the other module builds) and is joined before the 6.1 run.
-# Prints each stage's time, the lane's marked "(lane)"; the last line is the count of every
-# check and test:
+# own) and a shorter VM run on 6.1. Prints each stage's time; the last line is the count of
+# every check and test:
 # "check: N passed, N failed, N skipped".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,63 +75,39 @@ sparse_build() {
 }
 
 stage deps scripts/install-deps.sh
-
-# The second lane (scripts/check-lane.sh): the 6.1 and newest trees, the static checks and
-# the other kernels' module builds, at idle priority beside the 6.12 build and the VM stages,
-# which wait for none of it. In a session of its own, so that a check that fails or is
-# interrupted stops all of it.
-lane=build/lane
-rm -rf "$lane"
-mkdir -p "$lane"
-setsid chrt --idle 0 ionice -c 3 scripts/check-lane.sh "$lane" >"$lane/log" 2>&1 &
-lane_pid=$!
-lane_kill() { kill -- -"$lane_pid" 2>/dev/null || true; }
-trap lane_kill EXIT
-trap 'lane_kill; exit 143' TERM INT
-
-# lane_fold: the lane's output and stage times into check's, its checks into the count
-lane_fold() {
-	local line
-	echo "==== lane output (ran beside the stages above, at idle priority)"
-	cat "$lane/log"
-	while IFS= read -r line; do timings+=("(lane) $line"); done <"$lane/times"
-	passed=$((passed + $(cat "$lane/passed" 2>/dev/null || echo 0)))
-}
-
-# lane_join BOUND: wait for the lane (BOUND seconds at most, then it is stopped), fold it in;
-# a failed lane stops check here
-lane_join() {
-	local i rc
-	for ((i = 0; i < $1; i++)); do
-		kill -0 "$lane_pid" 2>/dev/null || break
-		sleep 1
-	done
-	if kill -0 "$lane_pid" 2>/dev/null; then
-		lane_kill
-		echo "check lane: still running after $1 s more; stopped"
-	fi
-	wait "$lane_pid" 2>/dev/null || true
-	rc=$(cat "$lane/rc" 2>/dev/null || echo 1)
-	lane_fold
-	if [ "$rc" != 0 ]; then
-		printf '%s\n' "==== stage times" "${timings[@]}"
-		coverage_line
-		echo "check: the lane failed"
-		echo "check: $passed passed, 1 failed"
-		exit 1
-	fi
-}
-
-# lane_failed: the lane has already stopped on a failed stage (no use starting another VM)
-lane_failed() { [ -f "$lane/rc" ] && [ "$(cat "$lane/rc")" != 0 ]; }
-
 stage "kernel 6.12 (build)" bash -c 'scripts/kernel.sh 6.12 >build/kdir-6.12'
+stage "kernel 6.1 (prepare)" bash -c 'scripts/kernel.sh 6.1 >build/kdir-6.1'
+stage "kernel newest (prepare)" bash -c 'scripts/kernel.sh newest >build/kdir-newest'
 k612=$(tail -n1 build/kdir-6.12)
-echo "$k612" >"$lane/kdir-6.12"
+k61=$(tail -n1 build/kdir-6.1)
+knew=$(tail -n1 build/kdir-newest)
+echo "newest kernel tree: $(basename "$knew")"
 
-# What the VM stages need first: the 6.12 modules and the test programs
+# The reserved-memory checker must pass the test machine's tree and refuse an overlap.
+dts_checks() {
+	scripts/qemu-dtb.sh build/virt-framelink.dtb dts/qemu-virt.dtso || return 1
+	if scripts/qemu-dtb.sh build/overlap.dtb dts/qemu-virt.dtso tests/dts/overlap.dtso; then
+		echo "reserved-memory checker passed an overlapping tree"
+		return 1
+	fi
+	echo "reserved-memory checker refused the overlapping tree, as it must"
+}
+
+stage "checkpatch --strict" counted scripts/static-checks.sh "$k612"
+stage "reserved-memory checks" counted dts_checks
+stage "board device trees" counted scripts/check-board-dts.sh "$k612" "$knew"
 stage "modules 6.12 W=1 + sparse" counted sparse_build
+stage "modules 6.1 W=1" counted scripts/build-modules.sh 6.1 "$k61"
+stage "modules newest W=1" counted scripts/build-modules.sh newest "$knew"
+stage "api variants (epf, host)" counted scripts/check-api-variants.sh
+stage "tegra194 eDMA series (compile)" counted scripts/check-tegra194-edma.sh "$k612" "$knew"
+stage "board build targets" counted scripts/check-targets.sh "$k612"
+stage "board bring-up kit (dry run)" counted tests/board-kit/run.sh
+stage "dkms build (epf, host)" counted scripts/check-dkms.sh "$k612"
 stage "userspace (arm64)" scripts/build-userspace.sh "$k612"
+
+# The kernel of the 6.1 VM run below (the endpoint core's notifier path, before 6.4)
+stage "kernel 6.1 (Image)" bash -c 'scripts/kernel-image.sh 6.1 >/dev/null'
 
 # vm_stage NAME SUMMARY VM-RUN-ARGS...: one VM run; its closing line is folded into the count
 vm_status=0
@@ -156,7 +129,6 @@ vm_stage() {
 
 mkdir -p build/vm
 vm_stage "VM tests" build/vm/summary.txt --log build/vm/console.log
-lane_failed && lane_join 0
 # Issue 12's reliability figures at check's counts (tests/figures/; make figures runs the
 # issue's short form), in a VM of their own, after the suite's and not beside it: on two
 # cores two guests starve each other. A make coverage run with the figures' VM beside it
@@ -164,10 +136,6 @@ lane_failed && lane_join 0
 # the load or the drivers is to blame is not settled.
 vm_stage "VM figures" build/vm/summary-figures.txt --tests tests/figures \
 	--timeout 1800 --log build/vm/console-figures.log
-# The 6.1 run needs the lane's 6.1 Image and modules. On a fresh machine the lane is done by
-# now or close to it (it has had the suite's and the figures' idle time); 40 minutes more is
-# far beyond any run measured, and then it is stopped and check fails.
-lane_join 2400
 # Before 6.4: the kernel's own pci-epf-test pair (the ops' 6.1 encodings), the e2e streams
 # and the event cycles on the notifier path (72 asserts the no-replay message); the rest of
 # the suite runs on 6.12 only.
