@@ -5,7 +5,8 @@
 # own view of it, the function's sysfs resource0 (`framelink poke`, `framelink peek`).
 #
 # A  configfs: every framelink_epf attribute read back after a write; bad values and writes
-#    while bound refused, the values kept.
+#    while bound refused, the values kept. The DMA that times rd_crossover at the first
+#    enable fails (fail_dma): the default is kept and said.
 # B  malformed tx descriptors: a frame the host's sender queued waits in BAR0 for an endpoint
 #    slot (no endpoint app runs) and is rewritten there: longer than max_frame -> FL_ST_TOO_BIG
 #    (the sender reaps -EMSGSIZE); unknown flags, an address range that wraps -> FL_ST_BAD_DESC
@@ -14,7 +15,8 @@
 #    for the next good one. The queue streams afterwards; the host saw no violation.
 # C  a corrupted BAR0 header: framelink-host refuses to bind (ABI major, malformed ring,
 #    reserved word) and says why; an older minor binds with a note; the restored header binds.
-# D  PERST# on jetpack: epc_deinit at assert (engine stopped, the eDMA library given back), the
+# D  PERST# on jetpack (8-entry rings: completion ring too small to time the crossovers,
+#    said): epc_deinit at assert (engine stopped, the eDMA library given back), the
 #    host loses the function; after deassert the library is taken again and frames stream.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
@@ -62,6 +64,7 @@ t_check "A: crossover" rw crossover 65536
 t_check "A: crossover auto" rw crossover auto
 t_check "A: crossover again" rw crossover 65536
 t_check "A: rd_crossover" rw rd_crossover 4096
+t_check "A: rd_crossover auto" rw rd_crossover auto
 t_check "A: cpu_pass_bytes" rw cpu_pass_bytes 262144
 t_check "A: poll_max_us" rw poll_max_us 500
 t_check "A: poll_min_us" rw poll_min_us 2
@@ -73,11 +76,16 @@ t_check "A: crossover not a number refused" refused crossover 12abc
 t_check "A: irq_mode unknown name refused" refused irq_mode msi-y
 t_check "A: xfer_backend unknown name refused" refused xfer_backend nvedma
 echo 8 >$FN/msi_interrupts
+# the measuring DMA of rd_crossover at the first enable fails (xover.c): the default is kept
+xf=$(dmesg | grep -c 'rd_crossover (reads of host memory) not measured (DMA failed, -5): default')
+echo 1 >$LOOPDBG/fail_dma
 t_check "A: bind" fl_bind
+t_check "A: rd_crossover measurement, its DMA failed: default kept" wait_for 50 sh -c \
+	"[ \$(dmesg | grep -c 'rd_crossover (reads of host memory) not measured (DMA failed, -5): default') -gt $xf ]"
 t_check "A: slots locked while bound" refused slots 4
 t_check "A: crossover locked while bound" refused crossover auto
 t_check "A: irq_mode locked while bound" refused irq_mode intx
-t_check "A: bound values read back" sh -c "[ \"\$(cat $ATTRS/crossover) \$(cat $ATTRS/rd_crossover) \$(cat $ATTRS/xfer_backend) \$(cat $ATTRS/ring_entries)\" = '65536 4096 dmaengine 16' ]"
+t_check "A: bound values read back" sh -c "[ \"\$(cat $ATTRS/crossover) \$(cat $ATTRS/rd_crossover) \$(cat $ATTRS/xfer_backend) \$(cat $ATTRS/ring_entries)\" = '65536 auto dmaengine 16' ]"
 
 # ------------------------------------------------------------------------ B: descriptors
 HPCI=$(readlink -f /sys/class/misc/${HDEV#/dev/}/device)
@@ -180,14 +188,17 @@ t_check "C: tx ring of 3 entries refused" hdrbad "malformed framelink header" 24
 t_check "C: reserved header word refused" hdrbad "framelink header: reserved fields not zero" 44 1
 t_check "C: ABI 1.0 binds, noted" minor
 t_check "C: restored header binds" bind
-t_check "C: streams after" fl_stream 8 64K 60
 t_check "C: tear down" fl_down
 
 # ------------------------------------------------------------------------ D: PERST#
 pstat() { awk -v k="$1" '$1 == k { print $2 }' $LOOPDBG/perst_stats; }
+# 8 + 8 ring entries: a completion ring of 1 KiB, too small to time the crossovers in
 nv=$(dmesg | grep -c 'transfers: nvidia-edma')
+xs=$(dmesg | grep -c 'not measured (completion ring too small')
 t_check "D: jetpack up" fl_start "profile=jetpack rc_profile=generic-rc" "" slots=8 \
-	slot_size=1048576 crossover=65536 rd_crossover=4096
+	slot_size=1048576 ring_entries=8
+t_check "D: crossovers not measured: completion ring too small" wait_for 50 sh -c \
+	"[ \$(dmesg | grep -c 'not measured (completion ring too small') -ge $((xs + 2)) ]"
 t_check "D: streams" fl_stream 8 64K 60
 t_check "D: PERST# assert" sh -c "echo assert >$LOOPDBG/perst"
 t_check "D: epc_deinit at assert" test "$(pstat epc_deinits)" = 1
