@@ -15,6 +15,7 @@
 #    for the next good one. The queue streams afterwards; the host saw no violation.
 # C  a corrupted BAR0 header: framelink-host refuses to bind (ABI major, malformed ring,
 #    reserved word) and says why; an older minor binds with a note; the restored header binds.
+#    Host buffers beyond the CMA area, nbufs=0: probe refused, with the parameters named.
 # D  PERST# on jetpack (8-entry rings: completion ring too small to time the crossovers,
 #    said): epc_deinit at assert (engine stopped, the eDMA library given back), the
 #    host loses the function; after deassert the library is taken again and frames stream.
@@ -188,6 +189,21 @@ t_check "C: tx ring of 3 entries refused" hdrbad "malformed framelink header" 24
 t_check "C: reserved header word refused" hdrbad "framelink header: reserved fields not zero" 44 1
 t_check "C: ABI 1.0 binds, noted" minor
 t_check "C: restored header binds" bind
+
+# host_params MSG PARAM...: framelink-host loaded again with PARAMs refuses the function, MSG
+host_params() {
+	local _msg=$1 _n
+	shift
+	_n=$(dmesg | grep -c "$_msg")
+	rmmod framelink_host && t_insmod framelink-host "$@" || return 1
+	[ "$(dmesg | grep -c "$_msg")" -gt "$_n" ] || { echo "no '$_msg' in the log"; return 1; }
+	test ! -e $HDEV
+}
+t_check "C: buffers beyond the CMA area (cma=256M): probe refused, says which parameters" \
+	host_params "cannot allocate frame buffer 0 of 536870912 bytes" nbufs=1 buf_size=536870912
+t_check "C: nbufs=0: probe refused" host_params "nbufs=0 buf_size=8388608 out of range" nbufs=0
+t_check "C: default parameters bind again" sh -c "rmmod framelink_host && insmod /modules/framelink-host.ko"
+t_check "C: host device back" wait_for 50 test -c $HDEV
 t_check "C: tear down" fl_down
 
 # ------------------------------------------------------------------------ D: PERST#
