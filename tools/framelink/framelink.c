@@ -16,6 +16,8 @@
  *                                         (host: V4L2 frames, imported dma-bufs; capture.c)
  *   framelink peek FILE OFFSET LENGTH     (hex dump of an mmap()able file, e.g. a PCI BAR's
  *                                          sysfs resourceN: the host's view, read only)
+ *   framelink poke FILE OFFSET VALUE...   (lab: 32-bit stores into such a file: a hostile
+ *                                          host writing the endpoint's BAR0)
  *   framelink hold DEV READY GO [race]    (lab: keep the buffers mapped across a removal,
  *                                          then report SIGBUS vs data per page)
  *
@@ -100,6 +102,7 @@ static void usage(FILE *f)
 		"  export [-d DEV] -s SLOT        endpoint: the slot as a dma-buf (FL_IOC_EXPORT),\n"
 		"                                 its fd, size and CRC read through it\n"
 		"  peek FILE OFFSET LENGTH        hex dump via mmap() (a BAR's sysfs resourceN)\n"
+		"  poke FILE OFFSET VALUE...      lab: 32-bit stores via mmap() from OFFSET on\n"
 		"  hold DEV READY GO [race]       lab: buffers mapped across a removal: SIGBUS?\n"
 		"options:\n"
 		"  -d DEV      device (default %s; echo: %s)\n"
@@ -1409,6 +1412,49 @@ static int cmd_peek(int argc, char **argv)
 }
 
 /*
+ * Lab helper (tests/vm/78-epf-coverage.sh): what a hostile or broken host writes into the
+ * endpoint's BAR0 behind its driver's back (a malformed descriptor, a corrupted header).
+ * One 32-bit store per VALUE, at OFFSET, OFFSET + 4, ..., in that order.
+ */
+static int cmd_poke(int argc, char **argv)
+{
+	u64 off, val, pg = (u64)sysconf(_SC_PAGESIZE), base, len;
+	u32 *w;
+	void *p;
+	int fd;
+
+	if (argc < 5 || parse_size(argv[3], &off) || off & 3) {
+		fprintf(stderr, "framelink: poke FILE OFFSET VALUE... (OFFSET a multiple of 4)\n");
+		return 2;
+	}
+	len = (u64)(argc - 4) * 4;
+	fd = open(argv[2], O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "framelink: %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	base = off & ~(pg - 1);
+	p = mmap(NULL, off - base + len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)base);
+	close(fd);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "framelink: mmap %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	w = (u32 *)((u8 *)p + (off - base));
+	for (int i = 4; i < argc; i++) {
+		if (parse_size(argv[i], &val) || val > 0xffffffffULL) {
+			fprintf(stderr, "framelink: poke: bad value %s\n", argv[i]);
+			munmap(p, off - base + len);
+			return 2;
+		}
+		/* one 32-bit store each, as a driver's writel() */
+		__atomic_store_n(&w[i - 4], (u32)val, __ATOMIC_RELAXED);
+	}
+	munmap(p, off - base + len);
+	return 0;
+}
+
+/*
  * Lab helper (tests/vm/67-host-remove.sh): keep every buffer of DEV mmap()ed while the
  * device is removed, then report what the mapping gives. Each page gets its own pattern,
  * READY is created, and the tool waits (at most 120 s) for GO to exist; with "race" it
@@ -1567,6 +1613,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "peek"))
 		return cmd_peek(argc, argv);
+	if (!strcmp(cmd, "poke"))
+		return cmd_poke(argc, argv);
 	if (!strcmp(cmd, "hold"))
 		return cmd_hold(argc, argv);
 	if (!strcmp(cmd, "stream"))
