@@ -8,7 +8,7 @@ set -euo pipefail
 
 pkgs=(
 	make gcc bc bison flex libelf-dev libssl-dev cpio xz-utils zstd kmod rsync
-	python3 perl git file
+	python3 python3-docutils perl git file
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm device-tree-compiler sparse shellcheck dkms
 	linux-source-6.12 linux-source-6.1

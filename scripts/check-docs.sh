@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Every reStructuredText file under Documentation/ parses without a docutils warning (a
+# malformed table, a broken block quote, an unknown target): what a reader's renderer or the
+# kernel's Sphinx would print instead of the text. Debian's python3-docutils, not a
+# virtualenv's, so a fresh machine checks with what install-deps.sh installed.
+# Usage: check-docs.sh
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+mapfile -t files < <(git ls-files -co --exclude-standard -- 'Documentation/*.rst' | sort -u)
+/usr/bin/python3 - "${files[@]}" <<'PY'
+import sys
+import docutils.core
+import docutils.utils
+
+bad = 0
+for path in sys.argv[1:]:
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
+    # report_level 2: warnings and errors go to stderr, prefixed with the file's name
+    try:
+        docutils.core.publish_doctree(src, source_path=path, settings_overrides={
+            "report_level": 2, "halt_level": 2, "file_insertion_enabled": False,
+            "raw_enabled": False})
+    except docutils.utils.SystemMessage as e:
+        print(f"{e}")
+        bad += 1
+if bad:
+    print(f"docs: {bad} of {len(sys.argv) - 1} files have docutils warnings")
+    sys.exit(1)
+print(f"docs: {len(sys.argv) - 1} reStructuredText files parse clean")
+PY
