@@ -18,7 +18,8 @@ bad = 0
 for path in sys.argv[1:]:
     with open(path, encoding="utf-8") as f:
         src = f.read()
-    # report_level 2: warnings and errors go to stderr, prefixed with the file's name
+    # halt_level 2: a file's first warning or error stops its parse and is printed here,
+    # with the file's name and line
     try:
         docutils.core.publish_doctree(src, source_path=path, settings_overrides={
             "report_level": 2, "halt_level": 2, "file_insertion_enabled": False,

@@ -132,9 +132,10 @@ mkdir -p build/vm
 vm_stage "VM tests" build/vm/summary.txt --log build/vm/console.log
 # Issue 12's reliability figures at check's counts (tests/figures/; make figures runs the
 # issue's short form), in a VM of their own, after the suite's and not beside it: on two
-# cores two guests starve each other. A make coverage run with the figures' VM beside it
-# failed 65-notify's lost-wake-up check (200 ms without an interrupt under INTx); whether
-# the load or the drivers is to blame is not settled.
+# cores two guests starve each other (so does a build beside one, README "Time"). A make
+# coverage run with the figures' VM beside it once failed 65-notify's lost-wake-up check;
+# 65-notify passed beside two busy-looping processes and under gcov alone, so the second
+# guest, not the drivers, is the suspect there, unproven.
 vm_stage "VM figures" build/vm/summary-figures.txt --tests tests/figures \
 	--timeout 1800 --log build/vm/console-figures.log
 # Before 6.4: the kernel's own pci-epf-test pair (the ops' 6.1 encodings), the e2e streams

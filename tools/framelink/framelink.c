@@ -1378,80 +1378,94 @@ static int cmd_check(struct opts *o)
  * Lab helper: what the host reads from a BAR, without writing it first (pcitest's BAR test
  * writes its pattern before it reads). 32-bit loads, as a driver's readl() would do.
  */
+/*
+ * The 32-bit words from OFF to OFF + LEN of an mmap()able file (a BAR's sysfs resourceN),
+ * mapped from the page that holds OFF, read-only or (PROT_WRITE) writable; NULL, said, when
+ * the file does not open or map. munmap(*map, *maplen) gives the mapping back.
+ */
+static u32 *map_words(const char *path, u64 off, u64 len, int prot, void **map,
+		      size_t *maplen)
+{
+	u64 pg = (u64)sysconf(_SC_PAGESIZE), base = off & ~(pg - 1);
+	int fd = open(path, ((prot & PROT_WRITE) ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "framelink: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	*maplen = off - base + len;
+	*map = mmap(NULL, *maplen, prot, MAP_SHARED, fd, (off_t)base);
+	close(fd);
+	if (*map == MAP_FAILED) {
+		fprintf(stderr, "framelink: mmap %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	return (u32 *)((u8 *)*map + (off - base));
+}
+
 static int cmd_peek(int argc, char **argv)
 {
-	u64 off, len, pg = (u64)sysconf(_SC_PAGESIZE), base;
 	const u32 *w;
+	size_t maplen;
+	u64 off, len;
 	void *p;
-	int fd;
 
 	if (argc != 5 || parse_size(argv[3], &off) || parse_size(argv[4], &len) || !len ||
 	    (off | len) & 3) {
 		fprintf(stderr, "framelink: peek FILE OFFSET LENGTH (multiples of 4)\n");
 		return 2;
 	}
-	fd = open(argv[2], O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "framelink: %s: %s\n", argv[2], strerror(errno));
+	w = map_words(argv[2], off, len, PROT_READ, &p, &maplen);
+	if (!w)
 		return 1;
-	}
-	base = off & ~(pg - 1);
-	p = mmap(NULL, off - base + len, PROT_READ, MAP_SHARED, fd, (off_t)base);
-	close(fd);
-	if (p == MAP_FAILED) {
-		fprintf(stderr, "framelink: mmap %s: %s\n", argv[2], strerror(errno));
-		return 1;
-	}
-	w = (const u32 *)((u8 *)p + (off - base));
 	/* one 32-bit load each, not merged or split by the compiler */
 	for (u64 i = 0; i < len / 4; i++)
 		printf("%08x%s", __atomic_load_n(&w[i], __ATOMIC_RELAXED),
 		       (i % 4 == 3 || i == len / 4 - 1) ? "\n" : " ");
-	munmap(p, off - base + len);
+	munmap(p, maplen);
 	return 0;
 }
 
 /*
  * Lab helper (tests/vm/78-epf-coverage.sh): what a hostile or broken host writes into the
  * endpoint's BAR0 behind its driver's back (a malformed descriptor, a corrupted header).
- * One 32-bit store per VALUE, at OFFSET, OFFSET + 4, ..., in that order.
+ * One 32-bit store per VALUE, at OFFSET, OFFSET + 4, ..., in that order; every VALUE is
+ * parsed before the first store, so a bad one writes nothing.
  */
 static int cmd_poke(int argc, char **argv)
 {
-	u64 off, val, pg = (u64)sysconf(_SC_PAGESIZE), base, len;
-	u32 *w;
+	int n = argc - 4, ret = 2;
+	size_t maplen;
+	u32 *w, *val;
+	u64 off, v;
 	void *p;
-	int fd;
 
-	if (argc < 5 || parse_size(argv[3], &off) || off & 3) {
+	if (n < 1 || parse_size(argv[3], &off) || off & 3) {
 		fprintf(stderr, "framelink: poke FILE OFFSET VALUE... (OFFSET a multiple of 4)\n");
 		return 2;
 	}
-	len = (u64)(argc - 4) * 4;
-	fd = open(argv[2], O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "framelink: %s: %s\n", argv[2], strerror(errno));
+	val = calloc(n, sizeof(*val));
+	if (!val)
 		return 1;
-	}
-	base = off & ~(pg - 1);
-	p = mmap(NULL, off - base + len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)base);
-	close(fd);
-	if (p == MAP_FAILED) {
-		fprintf(stderr, "framelink: mmap %s: %s\n", argv[2], strerror(errno));
-		return 1;
-	}
-	w = (u32 *)((u8 *)p + (off - base));
-	for (int i = 4; i < argc; i++) {
-		if (parse_size(argv[i], &val) || val > 0xffffffffULL) {
-			fprintf(stderr, "framelink: poke: bad value %s\n", argv[i]);
-			munmap(p, off - base + len);
-			return 2;
+	for (int i = 0; i < n; i++) {
+		if (parse_size(argv[4 + i], &v) || v > 0xffffffffULL) {
+			fprintf(stderr, "framelink: poke: bad value %s\n", argv[4 + i]);
+			goto free_val;
 		}
-		/* one 32-bit store each, as a driver's writel() */
-		__atomic_store_n(&w[i - 4], (u32)val, __ATOMIC_RELAXED);
+		val[i] = (u32)v;
 	}
-	munmap(p, off - base + len);
-	return 0;
+	ret = 1;
+	w = map_words(argv[2], off, (u64)n * 4, PROT_READ | PROT_WRITE, &p, &maplen);
+	if (!w)
+		goto free_val;
+	/* one 32-bit store each, as a driver's writel() */
+	for (int i = 0; i < n; i++)
+		__atomic_store_n(&w[i], val[i], __ATOMIC_RELAXED);
+	munmap(p, maplen);
+	ret = 0;
+free_val:
+	free(val);
+	return ret;
 }
 
 /*
