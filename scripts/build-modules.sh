@@ -20,4 +20,5 @@ rsync -a --delete --exclude=build --exclude=.git --exclude='*.o' --exclude='*.ko
 	--exclude='.*.cmd' --exclude='*.gcno' --exclude='*.gcda' "$top/" "$out/"
 extra=()
 [ -f "$kdir/Module.symvers" ] || extra+=(KBUILD_MODPOST_WARN=1)
-make -C "$kdir" M="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1 FL_WERROR=y "${extra[@]}" "$@" modules
+make -j"$(nproc)" -C "$kdir" M="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1 FL_WERROR=y \
+	"${extra[@]}" "$@" modules

@@ -22,7 +22,7 @@ for gen in "${gens[@]}"; do
 		failed+=("$gen")
 		continue
 	fi
-	if scripts/build-modules.sh "api-$gen" "$tree" FL_BUILD="epf host" -j"$(nproc)" >>"$log" 2>&1 &&
+	if scripts/build-modules.sh "api-$gen" "$tree" FL_BUILD="epf host" >>"$log" 2>&1 &&
 	   [ -f "build/api-$gen/drivers/framelink/epf/framelink-epf.ko" ] &&
 	   [ -f "build/api-$gen/drivers/framelink/host/framelink-host.ko" ]; then
 		echo "api-variant $gen: framelink-epf + framelink-host built ($(($(date +%s) - s))s)"

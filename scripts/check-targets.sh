@@ -39,7 +39,7 @@ expect() {
 	fresh
 	[ -z "${PLANT:-}" ] ||
 		echo 'static int fl_planted_unused;' >>"$work/drivers/framelink/host/main.c"
-	if ! make -s -C "$work" KDIR="$kdir" KBUILD_MODPOST_WARN=1 $target >"$work.log" 2>&1; then
+	if ! make -s -j"$(nproc)" -C "$work" KDIR="$kdir" KBUILD_MODPOST_WARN=1 $target >"$work.log" 2>&1; then
 		echo "FAIL: make KDIR=... $target did not build:"; tail -20 "$work.log"
 		fail=1
 		return
@@ -67,7 +67,7 @@ else
 	echo "FAIL: the board build did not report the planted warning"
 	fail=1
 fi
-if make -s -C "$kdir" M="$work" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1 FL_WERROR=y \
+if make -s -j"$(nproc)" -C "$kdir" M="$work" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1 FL_WERROR=y \
 	FL_BUILD=host KBUILD_MODPOST_WARN=1 modules >"$work.log" 2>&1; then
 	echo "FAIL: the planted warning did not fail the FL_WERROR=y build"
 	fail=1
@@ -82,7 +82,7 @@ rm -rf "$nv"
 mkdir -p "$nv/include/linux"
 cp "$top/include/framelink/tegra-pcie-edma.h" "$nv/include/linux/tegra-pcie-edma.h"
 fresh
-if make -s -C "$work" KDIR="$kdir" KBUILD_MODPOST_WARN=1 NVIDIA_OOT="$nv" epf >"$work.log" 2>&1 &&
+if make -s -j"$(nproc)" -C "$work" KDIR="$kdir" KBUILD_MODPOST_WARN=1 NVIDIA_OOT="$nv" epf >"$work.log" 2>&1 &&
 	grep -q "$nv/include/linux/tegra-pcie-edma.h" \
 		"$work/drivers/framelink/epf/.xfer-nvedma.o.cmd"; then
 	echo "ok: make NVIDIA_OOT=<tree> epf compiles the eDMA backend with that tree's header"
@@ -91,7 +91,7 @@ else
 	fail=1
 fi
 fresh
-if make -s -C "$work" KDIR="$kdir" NVIDIA_OOT="$nv/missing" epf >"$work.log" 2>&1; then
+if make -s -j"$(nproc)" -C "$work" KDIR="$kdir" NVIDIA_OOT="$nv/missing" epf >"$work.log" 2>&1; then
 	echo "FAIL: make NVIDIA_OOT=<tree without the header> epf built"
 	fail=1
 elif grep -q 'no include/linux/tegra-pcie-edma.h there' "$work.log"; then

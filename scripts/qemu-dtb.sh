@@ -6,7 +6,7 @@
 # Usage: qemu-dtb.sh OUT.dtb OVERLAY.dtso...   (exit 1 when the reserved memory is wrong)
 # Also the one place that says which machine the VM is: vm-run.sh sources it for $QEMU_MACHINE.
 set -euo pipefail
-QEMU_MACHINE=(-M virt,gic-version=3,its=on -cpu cortex-a57 -smp 2 -m 2048
+QEMU_MACHINE=(-M virt,gic-version=3,its=on -cpu cortex-a76 -smp 2 -m 2048
 	-accel tcg,thread=multi -nic none)
 [ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 

@@ -2,9 +2,18 @@
 # TAP helpers for the scripts in tests/vm/, sourced inside the VM (busybox sh).
 # Each helper prints one TAP line; the runner counts them (scripts/tap-summary.py).
 
-t_ok() { echo "ok - $1"; }
-t_fail() { echo "not ok - $1${2:+ # $2}"; }
-t_skip() { echo "ok - $1 # SKIP $2"; }
+# t_mark: a result that came 5 s or more after the one before says so, as a TAP comment: the
+# VM suite is make check's longest stage, and these lines show where its time goes.
+t_mark() {
+	local _now _last
+	_now=$(cut -d. -f1 /proc/uptime)
+	_last=$(cat /tmp/.t_last 2>/dev/null || echo "$_now")
+	echo "$_now" >/tmp/.t_last
+	[ $((_now - _last)) -lt 5 ] || echo "# slow: $((_now - _last)) s since the previous result"
+}
+t_ok() { t_mark; echo "ok - $1"; }
+t_fail() { t_mark; echo "not ok - $1${2:+ # $2}"; }
+t_skip() { t_mark; echo "ok - $1 # SKIP $2"; }
 
 # t_check NAME CMD...: ok when CMD exits 0; on failure its output is shown as TAP comments.
 # Returns CMD's status, so a script can stop depending on it.
