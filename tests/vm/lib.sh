@@ -4,10 +4,13 @@
 
 # t_mark: a result that came 5 s or more after the one before says so, as a TAP comment: the
 # VM suite is make check's longest stage, and these lines show where its time goes.
+# Only shell built-ins: a script may define functions named like tools (68- has cut()).
 t_mark() {
 	local _now _last
-	_now=$(cut -d. -f1 /proc/uptime)
-	_last=$(cat /tmp/.t_last 2>/dev/null || echo "$_now")
+	read -r _now _last </proc/uptime
+	_now=${_now%%.*}
+	_last=$_now
+	[ ! -f /tmp/.t_last ] || read -r _last </tmp/.t_last
 	echo "$_now" >/tmp/.t_last
 	[ $((_now - _last)) -lt 5 ] || echo "# slow: $((_now - _last)) s since the previous result"
 }

@@ -175,8 +175,8 @@ struct fl_rx_shadow {
  *	@intx_masked (the endpoint's next pulse would end while INTx is disabled: lost).
  * @intx_masked: the handler masked INTx at the function; set by the handler (INTx is then
  *	disabled, so it does not run again), cleared under @lock when INTx is enabled again.
- * @intx_acks: times INTx was enabled for the next interrupt, written to
- *	fl_bar_doorbell.irq_ack; under @lock.
+ * @intx_taken: INTx the handler took (INTx Status set when it ran), written to
+ *	fl_bar_doorbell.irq_ack each time INTx is enabled again; under @intx_lock.
  * @intx_work: enables INTx again one jiffy after the handler masked it.
  * @irqt_armed: between writing the control block and reading READY, the handler counts
  *	each interrupt in fl_bar_doorbell.irq_test: the endpoint's interrupt self-test
@@ -282,7 +282,7 @@ struct fl_host {
 	/* INTx acknowledge and masking: queue.c fl_q_irq()/fl_q_arm() (issue 8) */
 	spinlock_t intx_lock;	/* see @intx_lock above */
 	bool intx_masked;
-	u32 intx_acks;
+	u32 intx_taken;
 	struct delayed_work intx_work;
 	/* interrupt self-test at enable (issue 9 section 1): setup.c, queue.c fl_q_irq() */
 	bool irqt_armed;

@@ -391,6 +391,14 @@ void fl_q_drain(struct fl_host *host)
  * @force (the work item, at most once per jiffy), which enables it without acknowledging:
  * the handler runs and masks, and the work comes back a jiffy later to acknowledge once the
  * line is low. fl_host.lock held.
+ *
+ * The acknowledge is the count of INTx taken, not of enables: both a consumer going to
+ * sleep and the work item enable INTx after one handler run, and a second, stale enable
+ * that reaches the endpoint after it raised the next INTx, but before the handler took
+ * it, must not read as that INTx's acknowledge. It did (65-notify at HZ=250, where the
+ * work runs 4 ms after the handler): the endpoint raised once more while the handler had
+ * INTx masked, the pulse was lost, and the next enable "acknowledged" it, so it was never
+ * raised again and poll() slept for good.
  */
 static void fl_q_intx_ready(struct fl_host *host, bool force)
 {
@@ -407,7 +415,7 @@ static void fl_q_intx_ready(struct fl_host *host, bool force)
 	/* enables INTx only when the line is low (INTx Status clear) */
 	if (pci_check_and_unmask_intx(host->pdev)) {
 		if (host->features & FL_F_INTX_ACK)
-			writel(++host->intx_acks, host->bar + FL_DB(irq_ack));
+			writel(host->intx_taken, host->bar + FL_DB(irq_ack));
 	} else if (force) {
 		pci_read_config_word(host->pdev, PCI_COMMAND, &cmd);
 		pci_write_config_word(host->pdev, PCI_COMMAND, cmd & ~PCI_COMMAND_INTX_DISABLE);
@@ -565,6 +573,7 @@ irqreturn_t fl_q_irq(int irq, void *data)
 			return IRQ_NONE;
 		}
 		host->intx_masked = true;
+		host->intx_taken++;
 		spin_unlock(&host->intx_lock);
 		schedule_delayed_work(&host->intx_work, msecs_to_jiffies(1));
 	}

@@ -76,8 +76,8 @@
 #define FL_F_TIMESTAMPS		(1ULL << 2)	/* completions carry endpoint timestamps */
 /*
  * INTx acknowledge (issue 8): the host writes fl_bar_doorbell.irq_ack whenever it enabled INTx
- * for the next interrupt (after handling one, and before it sleeps); the endpoint raises its
- * next INTx only once irq_ack changed.
+ * for the next interrupt (after handling one, and before it sleeps), with the count of INTx
+ * its handler took; the endpoint raises its next INTx only once irq_ack changed.
  * A peer that does not know the bit neither offers nor accepts it: the endpoint then raises
  * INTx as before and the host does not write irq_ack.
  */
@@ -240,8 +240,10 @@ struct fl_bar_status {
  *	cq_prod past this index (the host re-arms it to cq_cons when it goes idle; with
  *	%FL_F_CQ_BATCH possibly further ahead, and the endpoint interrupts at the end of a
  *	batch too).
- * @irq_ack: with %FL_F_INTX_ACK, free-running count of the times the host enabled INTx
- *	for the next interrupt; the endpoint raises its next INTx only after it changed.
+ * @irq_ack: with %FL_F_INTX_ACK, free-running count of the INTx the host's handler took,
+ *	written each time the host enabled INTx for the next interrupt; the endpoint raises
+ *	its next INTx only after it changed (the same count written again acknowledges
+ *	nothing: INTx was enabled twice for one interrupt).
  * @irq_test: with %FL_F_IRQ_TEST, free-running count of the interrupts the host's handler
  *	took during the enable handshake (the self-test's answer); zeroed by the host before
  *	it sets %FL_CTRL_ENABLE.
