@@ -6,8 +6,8 @@
 # VM suite is make check's longest stage, and these lines show where its time goes.
 # Only shell built-ins: a script may define functions named like tools (68- has cut()).
 t_mark() {
-	local _now _last
-	read -r _now _last </proc/uptime
+	local _now _idle _last
+	read -r _now _idle </proc/uptime
 	_now=${_now%%.*}
 	_last=$_now
 	[ ! -f /tmp/.t_last ] || read -r _last </tmp/.t_last
