@@ -65,7 +65,7 @@ bench:
 soak:
 	scripts/soak.sh
 
-# The same figures, issue 12's short form (make check runs fewer: tests/figures/80-figures.sh)
+# The same figures, issue 12's short form, alone (make check runs them too: tests/figures/)
 figures:
 	FRAMES=100000 QRESET=50 DMA=100 LINK=50 RELOAD=10 BOUND=2400 scripts/soak.sh
 
