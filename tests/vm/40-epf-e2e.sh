@@ -87,8 +87,9 @@ e2e() {
 	oneway "$tag: host -> endpoint verified" $HDEV $EPDEV 1000000 32
 	oneway "$tag: endpoint -> host verified" $EPDEV $HDEV 1000000 32
 	# endpoint -> host, frame (4 MiB) larger than the host buffer (2 MiB): both ends see
-	# the error (FL_ST_TOO_BIG on the wire, -EMSGSIZE to the endpoint app)
-	framelink recv -d $HDEV -n 1 -t 5000 >/tmp/recv.out 2>&1 &
+	# the error (FL_ST_TOO_BIG on the wire, -EMSGSIZE to the endpoint app); recv ends on
+	# the failed buffer (--count-errors) instead of waiting out -t for a frame
+	framelink recv -d $HDEV -n 1 -t 5000 --count-errors >/tmp/recv.out 2>&1 &
 	rpid=$!
 	sleep 0.3
 	out=$(timeout 60 framelink send -d $EPDEV -s 4M -n 1 2>&1)

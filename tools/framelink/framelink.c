@@ -68,6 +68,7 @@ struct opts {
 	int crc;		/* recv: check the CRC-32 in the cookie's low 32 bits */
 	int export;		/* recv: read frames through dma-bufs of the slots */
 	const char *save;	/* recv: append the frames to this file */
+	int count_errors;	/* recv: a buffer failed with an error counts toward count */
 };
 
 static int stop;
@@ -91,6 +92,7 @@ static void usage(FILE *f)
 		"  stats [-d DEV]                 counters (FL_IOC_STATS)\n"
 		"  send  [-d DEV] -s SIZE -n COUNT [-b BATCH] [--verify]\n"
 		"  recv  [-d DEV] [-n COUNT] [-t MS] [--verify] [--crc] [--export] [--save FILE]\n"
+		"        [--count-errors]\n"
 		"  echo  [-d DEV] [-n COUNT] [-t MS]   endpoint: invert + CRC each frame, send it back\n"
 		"  bench [-d DEV] -s SIZE[,SIZE...] -n COUNT [-b BATCH] [-p PEERDEV] [-L US]\n"
 		"  stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV] [--csv]\n"
@@ -119,6 +121,8 @@ static void usage(FILE *f)
 		"  --export    recv (endpoint): read each frame through a dma-buf of its slot\n"
 		"              (FL_IOC_EXPORT) instead of the slot mapping\n"
 		"  --save FILE recv: append every frame's bytes to FILE\n"
+		"  --count-errors  recv: a buffer completed with an error counts toward COUNT\n"
+		"              (a test expecting the error ends on it, not on -t)\n"
 		"  -v          verbose\n",
 		DEFAULT_HOST_DEV, DEFAULT_EP_DEV, DEFAULT_EP_DEV);
 }
@@ -715,7 +719,7 @@ static int recv_exported(struct opts *o, const struct fl_completion *x,
 static int cmd_recv(struct opts *o)
 {
 	struct fl_completion *c = calloc(MAX_BATCH, sizeof(*c));
-	u64 got = 0, bytes = 0, t0 = 0, crc_checked = 0, crc_bad = 0;
+	u64 got = 0, errs = 0, bytes = 0, t0 = 0, crc_checked = 0, crc_bad = 0;
 	struct recv_export *xp = NULL;
 	struct tally t = { 0 };
 	FILE *save = NULL;
@@ -746,7 +750,8 @@ static int cmd_recv(struct opts *o)
 		idx[i] = i;
 	if (post_all(&d, idx, d.info.rx_depth < d.info.nbufs ? d.info.rx_depth : d.info.nbufs))
 		return 1;
-	while ((!o->count || got < o->count) && !stopped()) {
+	/* errs: failed buffers counted toward COUNT (--count-errors), not as frames */
+	while ((!o->count || got + errs < o->count) && !stopped()) {
 		n = fl_dev_reap(&d, c, MAX_BATCH, o->timeout_ms);
 		if (n < 0) {
 			fprintf(stderr, "framelink: REAP: %s\n", strerror(-n));
@@ -771,6 +776,7 @@ static int cmd_recv(struct opts *o)
 				fprintf(stderr, "framelink: rx buffer %u: %s\n", x->buf,
 					strerror(-x->status));
 				fail = 1;
+				errs += o->count_errors;
 			} else if (xp) {
 				got++;
 				bytes += x->bytes;
@@ -1607,6 +1613,7 @@ int main(int argc, char **argv)
 		{ "crc", no_argument, NULL, 'C' },
 		{ "export", no_argument, NULL, 'E' },
 		{ "save", required_argument, NULL, 'S' },
+		{ "count-errors", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -1686,6 +1693,9 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			o.save = optarg;
+			break;
+		case 'X':
+			o.count_errors = 1;
 			break;
 		case 'v':
 			o.verbose = 1;
