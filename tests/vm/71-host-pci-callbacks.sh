@@ -143,7 +143,8 @@ shutdown_case() {
 	e0=$(estat tx_frames); l0=$(lstat dma_bytes); w0=$(lstat win_flushed)
 	kill $echo_pid 2>/dev/null
 	wait $echo_pid 2>/dev/null
-	framelink send -d $EDEV -s 4K -n 8 >/tmp/send71.out 2>&1 &
+	# 3 s without a completion ends the send (a frame that lands does so in milliseconds)
+	framelink send -d $EDEV -s 4K -n 8 -t 3000 >/tmp/send71.out 2>&1 &
 	wait_bounded $! 30
 	rc=$?
 	e1=$(estat tx_frames); l1=$(lstat dma_bytes); w1=$(lstat win_flushed)

@@ -90,7 +90,7 @@ static void usage(FILE *f)
 		"framelink COMMAND [options]\n"
 		"  info  [-d DEV]                 what the device reports (FL_IOC_INFO)\n"
 		"  stats [-d DEV]                 counters (FL_IOC_STATS)\n"
-		"  send  [-d DEV] -s SIZE -n COUNT [-b BATCH] [--verify]\n"
+		"  send  [-d DEV] -s SIZE -n COUNT [-b BATCH] [-t MS] [--verify]\n"
 		"  recv  [-d DEV] [-n COUNT] [-t MS] [--verify] [--crc] [--export] [--save FILE]\n"
 		"        [--count-errors]\n"
 		"  echo  [-d DEV] [-n COUNT] [-t MS]   endpoint: invert + CRC each frame, send it back\n"
@@ -111,8 +111,8 @@ static void usage(FILE *f)
 		"  -s SIZE     frame size, K/M suffixes (bench: comma-separated list)\n"
 		"  -n COUNT    frames (recv/echo: 0 = until interrupted)\n"
 		"  -b BATCH    frames per SUBMIT (default 8)\n"
-		"  -t MS       recv/echo: give up after MS without a frame (default: recv 10000,\n"
-		"              echo 0 = wait forever)\n"
+		"  -t MS       recv/echo: give up after MS without a frame, send: without a\n"
+		"              completion (default: recv and send 10000, echo 0 = wait forever)\n"
 		"  -p PEERDEV  bench: the peer's device for its STATS (default %s if present)\n"
 		"  -L US       bench: fail when a frame's round trip took longer than US\n"
 		"  --verify    check every frame's content (send: pattern; recv: check pattern)\n"
@@ -532,7 +532,7 @@ static int cmd_send(struct opts *o)
 				break;
 			}
 		}
-		n = fl_dev_reap(&d, c, MAX_BATCH, 10000);
+		n = fl_dev_reap(&d, c, MAX_BATCH, o->timeout_ms);
 		if (n < 0) {
 			fprintf(stderr, "framelink: REAP: %s\n", strerror(-n));
 			fail = 1;
@@ -540,8 +540,8 @@ static int cmd_send(struct opts *o)
 			break;
 		}
 		if (!n) {
-			fprintf(stderr, "framelink: send: no completion in 10 s (%llu/%llu done)\n",
-				done, o->count);
+			fprintf(stderr, "framelink: send: no completion in %d ms (%llu/%llu done)\n",
+				o->timeout_ms, done, o->count);
 			fail = 1;
 			break;
 		}
@@ -1737,6 +1737,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "framelink: send: -n COUNT required\n");
 			return 2;
 		}
+		if (o.timeout_ms < 0)
+			o.timeout_ms = 10000;
 		return cmd_send(&o);
 	}
 	if (!strcmp(cmd, "recv")) {
