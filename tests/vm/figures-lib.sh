@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The reliability figures of issue 12, sourced after /tests/lib.sh, /tests/epc-loop-lib.sh and
-# /tests/framelink-lib.sh by tests/figures/80-figures.sh (make check: the issue's short form) and by the
-# script scripts/soak.sh generates (make soak, the long form; make figures, issue 12's short
-# form). Not a test itself: the VM runs only /tests/[0-9]*.sh.
+# /tests/framelink-lib.sh by tests/figures/80-figures.sh (make check, the issue's short form)
+# and by the script scripts/soak.sh generates (make soak, the long form; make figures, the
+# short form alone). Not a test itself: the VM runs only /tests/[0-9]*.sh.
 #
 # The caller sets the counts (issue 12's short form is the default here):
 #   FIG_FRAMES  frames of random size (1..FIG_MAXSIZE) and content, echoed and verified
