@@ -4,10 +4,24 @@
 # malformed table, a broken block quote, an unknown target): what a reader's renderer or the
 # kernel's Sphinx would print instead of the text. Debian's python3-docutils, not a
 # virtualenv's, so a fresh machine checks with what install-deps.sh installed.
+# And every `make TARGET` the README or Documentation names has a rule in the Makefile (a
+# target lost in a merge once left `make coverage` printing "Nothing to be done"); the kernel
+# tree's own targets the documents mention are listed in kernel_targets.
 # Usage: check-docs.sh
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+
+kernel_targets=" dtbs_check "
+missing=0
+for t in $(grep -oh '`make [a-z][a-z0-9_-]*' README.md Documentation/*.rst | sed 's/.*`make //' |
+	   sort -u); do
+	[[ $kernel_targets == *" $t "* ]] && continue
+	grep -Eq "^([^:#= ]+ )*$t( [^:#= ]+)*:" Makefile && continue
+	echo "docs: \`make $t\` is documented but the Makefile has no rule for it"
+	missing=$((missing + 1))
+done
+[ $missing = 0 ] || exit 1
 mapfile -t files < <(git ls-files -co --exclude-standard -- 'Documentation/*.rst' | sort -u)
 /usr/bin/python3 - "${files[@]}" <<'PY'
 import sys
