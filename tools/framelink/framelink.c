@@ -540,7 +540,7 @@ static int cmd_send(struct opts *o)
 			break;
 		}
 		if (!n) {
-			fprintf(stderr, "framelink: send: no completion in %d ms (%llu/%llu done)\n",
+			fprintf(stderr, "framelink: send: no completion in %d ms, %llu/%llu done\n",
 				o->timeout_ms, done, o->count);
 			fail = 1;
 			break;
