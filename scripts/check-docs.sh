@@ -17,7 +17,8 @@ missing=0
 for t in $(grep -oh '`make [a-z][a-z0-9_-]*' README.md Documentation/*.rst | sed 's/.*`make //' |
 	   sort -u); do
 	[[ $kernel_targets == *" $t "* ]] && continue
-	grep -Eq "^([^:#= ]+ )*$t( [^:#= ]+)*:" Makefile && continue
+	# a rule line: the target, alone or among others, before the colon (not a recipe line)
+	grep -Eq "^([^:#=[:space:]]+ )*$t( [^:#=[:space:]]+)*:" Makefile && continue
 	echo "docs: \`make $t\` is documented but the Makefile has no rule for it"
 	missing=$((missing + 1))
 done

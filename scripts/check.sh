@@ -141,8 +141,8 @@ vm_stage() {
 mkdir -p build/vm
 vm_stage "VM tests" build/vm/summary.txt --log build/vm/console.log
 # Issue 12's reliability figures at the issue's short form (tests/figures/; make figures
-# runs the same counts alone), in a VM of their own, after the suite's and not beside it: on two
-# cores two guests starve each other (so does a build beside one, README "Time"). A make
+# runs the same counts alone), in a VM of their own, after the suite's and not beside it: on
+# two cores two guests starve each other (so does a build beside one, README "Time"). A make
 # coverage run with the figures' VM beside it once failed 65-notify's lost-wake-up check;
 # 65-notify passed beside two busy-looping processes and under gcov alone, so the second
 # guest, not the drivers, is the suspect there, unproven.
