@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot the framelink test VM (QEMU virt, arm64, GICv3 + ITS, TCG) on the project's 6.12 test
-# kernel (or 6.1, --kernel) with the dts/ overlay, run the tests in an initramfs, and judge the
-# console log.
+# kernel (or 6.1, jp6, jp7: --kernel) with the dts/ overlay, run the tests in an initramfs, and
+# judge the console log.
 #
-# Usage: vm-run.sh [--kernel 6.12|6.1] [--tests DIR] [--ko FILE]... [--run PATTERN] [--log FILE]
+# Usage: vm-run.sh [--kernel 6.12|6.1|jp6|jp7] [--tests DIR] [--ko FILE]... [--run PATTERN] [--log FILE]
 #                  [--timeout S] [--modules DIR] [--gcov]
 #   --kernel V     the test kernel: 6.12 (default) or 6.1 (before 6.4: the endpoint core's
-#                  event notifier; scripts/kernel-image.sh); modules come from build/V
+#                  event notifier; scripts/kernel-image.sh), jp6 or jp7 (6.12 with NVIDIA's
+#                  endpoint-core event delivery; scripts/nv-kernel.sh); modules from build/V
 #   --tests DIR    scripts copied to /tests (default tests/vm); /tests/NN-*.sh run in order
 #   --ko FILE      extra module for /modules (the project's own are added from build/V)
 #   --run PATTERN  only the /tests scripts matching PATTERN, or PAT,PAT,... (fl_run=)
@@ -46,7 +47,8 @@ done
 case "$kver" in
 6.12) kdir=$("$top/scripts/kernel.sh" 6.12 | tail -n1) ;;
 6.1) kdir=$("$top/scripts/kernel-image.sh" 6.1 | tail -n1) ;;
-*) echo "vm-run: --kernel 6.12 or 6.1" >&2; exit 2 ;;
+jp6 | jp7) kdir=$("$top/scripts/nv-kernel.sh" "$kver" | tail -n1) ;;
+*) echo "vm-run: --kernel 6.12, 6.1, jp6 or jp7" >&2; exit 2 ;;
 esac
 # A work directory per run: two runs at once (6.12 and 6.1) must not share an initramfs
 mkdir -p "$top/build/vm" "$(dirname "$log")"
@@ -99,9 +101,9 @@ fi
 # vivid (built into the test kernel): two cameras, video capture nodes only; instance 0
 # allocates with dma-contig (one contiguous buffer, as a CSI-2 receiver's vb2-dma-contig),
 # instance 1 with vmalloc (scattered pages: the scatter-gather case of FL_IOC_IMPORT).
-# Only the 6.12 kernel has vivid (scripts/kconfig/vm-6.12.config).
+# Only the 6.12 kernels (and jp6, jp7 built on it) have vivid (scripts/kconfig/vm-6.12.config).
 vivid=
-[ "$kver" = 6.12 ] && vivid="vivid.n_devs=2 vivid.node_types=0x1,0x1 vivid.allocators=1,0"
+[ "$kver" != 6.1 ] && vivid="vivid.n_devs=2 vivid.node_types=0x1,0x1 vivid.allocators=1,0"
 append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 cma=256M${vivid:+ $vivid} ${run:+fl_run=$run}${gcov:+ fl_gcov=1}"
 echo "vm-run: booting $(basename "$kdir"), tests from ${tests#"$top"/}, log $log (timeout ${timeout}s)"
 start=$(date +%s)

@@ -45,6 +45,8 @@ MODULE_PARM_DESC(links,
  * @dma_wr: write channels when not @dma_from_dt
  * @perst: epc_init/epc_deinit follow PERST# instead of probe/remove
  * @deinit_at_assert: epc_deinit at PERST# assert (else at the next deassert)
+ * @linkup_hardirq: link up from the controller's hard IRQ handler (NVIDIA),
+ *	where the kernel's endpoint core is NVIDIA's
  * @msi_first: the MSI number raise_irq maps to the first vector
  * @msix_raw: raise_irq writes the MSI-X number to the doorbell as given,
  *	      which the controller takes as a 0-based table entry
@@ -60,6 +62,7 @@ struct loop_profile_desc {
 	u8 dma_wr;
 	bool perst;
 	bool deinit_at_assert;
+	bool linkup_hardirq;
 	u8 msi_first;
 	bool msix_raw;
 };
@@ -131,6 +134,7 @@ static const struct loop_profile_desc loop_profiles[] = {
 		.bar = LOOP_TEGRA234_BARS,
 		.perst = true,
 		.deinit_at_assert = true,
+		.linkup_hardirq = true,
 		.msi_first = 0,
 		.msix_raw = true,
 	},
@@ -265,6 +269,11 @@ static int loop_parse_profile(struct pci_epc_loop *loop)
 	loop->features = f;
 	loop->perst_model = p->perst;
 	loop->perst_deinit_at_assert = p->deinit_at_assert;
+	loop->linkup_hardirq = p->linkup_hardirq && FL_NV_EPC_CORE;
+	if (p->linkup_hardirq && !FL_NV_EPC_CORE)
+		dev_info(loop->dev,
+			 "%s: this kernel's endpoint core is mainline's: link up from process context (NVIDIA's hard IRQ delivery needs NVIDIA's core, patches/nv)\n",
+			 p->name);
 	loop->msi_first = p->msi_first;
 	loop->msix_raw = p->msix_raw;
 	return 0;

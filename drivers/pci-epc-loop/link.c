@@ -40,6 +40,34 @@ static void loop_set_rc_up(struct pci_epc_loop *loop, bool up)
 	spin_unlock(&loop->state_lock);
 }
 
+/* The controller's link-up interrupt: hard IRQ context, as on the Orin */
+static void loop_linkup_hardirq(struct irq_work *work)
+{
+	struct pci_epc_loop *loop = container_of(work, struct pci_epc_loop,
+						 linkup_irq_work);
+
+	pci_epc_linkup(loop->epc);
+}
+
+/*
+ * Tell EPFs the link is up. NVIDIA's kernels raise it from the controller's
+ * hard IRQ handler (tegra_pcie_ep_hard_irq -> dw_pcie_ep_linkup(); JetPack 6
+ * through the atomic notifier, JetPack 7 through event_ops->link_up): so does
+ * the jetpack profile on a kernel with NVIDIA's endpoint core. Mainline's
+ * core takes mutexes in pci_epc_linkup() (its Tegra driver calls it from the
+ * IRQ thread since 6.4), so elsewhere it is called from here, process context.
+ * The call returns once EPFs were told, so the root enumerates after it.
+ */
+static void loop_link_notify_up(struct pci_epc_loop *loop)
+{
+	if (!loop->linkup_hardirq) {
+		pci_epc_linkup(loop->epc);
+		return;
+	}
+	irq_work_queue(&loop->linkup_irq_work);
+	irq_work_sync(&loop->linkup_irq_work);
+}
+
 /**
  * loop_link_up() - bring the link up (EPC started)
  * @loop: the loopback
@@ -77,7 +105,7 @@ int loop_link_up(struct pci_epc_loop *loop)
 
 	if (notify) {
 		atomic64_inc(&loop->stats.link_ups);
-		pci_epc_linkup(loop->epc);
+		loop_link_notify_up(loop);
 	}
 	/* Enumeration waits as a root does; a root that kept the function does not */
 	if (!READ_ONCE(loop->bridge))
@@ -228,6 +256,7 @@ int loop_link_init(struct pci_epc_loop *loop)
 	INIT_WORK(&loop->link_up_work, loop_link_up_work);
 	INIT_WORK(&loop->link_down_work, loop_link_down_work);
 	INIT_WORK(&loop->bme_work, loop_bme_work);
+	loop->linkup_irq_work = IRQ_WORK_INIT_HARD(loop_linkup_hardirq);
 	loop->link_wq = alloc_ordered_workqueue("%s-link", WQ_MEM_RECLAIM,
 						dev_name(loop->dev));
 	return loop->link_wq ? 0 : -ENOMEM;

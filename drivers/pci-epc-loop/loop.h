@@ -12,6 +12,7 @@
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/dmaengine.h>
+#include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/pci-epc.h>
@@ -425,6 +426,13 @@ struct pci_epc_loop {
 	bool perst_model;
 	/** @perst_deinit_at_assert: epc_deinit at assert (JetPack), else at the next deassert */
 	bool perst_deinit_at_assert;
+	/**
+	 * @linkup_hardirq: link up is raised from the controller's hard IRQ
+	 * handler (NVIDIA's kernels; link.c)
+	 */
+	bool linkup_hardirq;
+	/** @linkup_irq_work: runs pci_epc_linkup() in hard IRQ context */
+	struct irq_work linkup_irq_work;
 	/** @msi_first: MSI number raise_irq maps to the first vector (1, JetPack 0) */
 	u8 msi_first;
 	/** @msix_raw: MSI-X numbers are 0-based table entries (Tegra doorbell) */

@@ -129,279 +129,194 @@ static inline void *fl_epf_alloc_space(struct pci_epf *epf, size_t size, enum pc
 #endif
 
 /*
- * ---- Endpoint event callback names, item by item (issue 9 section 1) ----
- * The driver writes its callbacks in 6.11's shape, as struct fl_epc_event_ops: epc_init,
- * void epc_deinit, link_up, link_down. Three cases (Documentation/kernel-apis.rst):
- * - FL_EVENTS_NATIVE: the kernel's struct pci_epc_event_ops has that shape (6.11 and later):
- *   the driver's ops are the kernel's.
- * - FL_EVENTS_RENAMED: event ops with other members: core_init (6.4-6.10, NVIDIA's 5.15),
- *   core_deinit returning int (NVIDIA's 5.15 only), no epc_deinit (6.4-6.10), no link_down
- *   (NVIDIA's 5.15). Each member is tested on its own and reached through a trampoline.
- * - neither: no event ops, the notifier block below (before 6.4).
+ * ---- Endpoint events (Documentation/kernel-apis.rst, "Event delivery") ----
+ * A kernel delivers controller events to an EPF in one or both of two ways:
+ * - struct pci_epc_event_ops in the EPF (6.4 and later, NVIDIA's 5.15 and 6.8), with that
+ *   kernel's members, each tested on its own: epc_init or core_init, void epc_deinit (6.11)
+ *   or int core_deinit (NVIDIA's kernels only), link_up, link_down;
+ * - the controller's atomic notifier chain with CORE_INIT and LINK_UP (before 6.4, and still
+ *   LINK_UP on NVIDIA's 5.15, raised from the controller's hard IRQ handler).
+ * A kernel may have both (NVIDIA's 5.15): the driver listens to both. compat.h only connects
+ * them to the driver's fl_ev_deliver() (epf/events.c), which decides what runs where and acts
+ * once per event whichever way it came.
  */
-#if defined(FL_HAVE_EPC_EVENT_OPS) && defined(FL_HAVE_EVENT_EPC_INIT) && \
-	defined(FL_HAVE_EVENT_EPC_DEINIT) && defined(FL_HAVE_EVENT_LINK_UP) && \
-	defined(FL_HAVE_EVENT_LINK_DOWN)
-#define FL_EVENTS_NATIVE
-#define fl_epc_event_ops pci_epc_event_ops
-#elif defined(FL_HAVE_EPC_EVENT_OPS)
-#define FL_EVENTS_RENAMED
-#else
-/* The notifier block defines struct pci_epc_event_ops in the driver's shape. */
-#define fl_epc_event_ops pci_epc_event_ops
-#endif
 
-#ifdef FL_EVENTS_RENAMED
+/**
+ * enum fl_ev - a controller event, whichever way the kernel delivers it
+ * @FL_EV_INIT: the controller is initialised (epc_init, core_init, CORE_INIT)
+ * @FL_EV_DEINIT: the controller goes away (epc_deinit, core_deinit)
+ * @FL_EV_LINK_UP: the link is up (link_up, LINK_UP)
+ * @FL_EV_LINK_DOWN: the link is down (link_down)
+ */
+enum fl_ev {
+	FL_EV_INIT,
+	FL_EV_DEINIT,
+	FL_EV_LINK_UP,
+	FL_EV_LINK_DOWN,
+};
+
+/**
+ * enum fl_ev_via - the mechanism an event came through
+ * @FL_EV_VIA_OPS: struct pci_epc_event_ops
+ * @FL_EV_VIA_NOTIFIER: the controller's atomic notifier chain
+ * @FL_EV_VIA_BIND: the driver's own bind (the controller sends no such event)
+ */
+enum fl_ev_via {
+	FL_EV_VIA_OPS,
+	FL_EV_VIA_NOTIFIER,
+	FL_EV_VIA_BIND,
+};
+
+int fl_ev_deliver(struct pci_epf *epf, enum fl_ev ev, enum fl_ev_via via);
+
+#ifdef FL_HAVE_EPC_EVENT_OPS
 #if !defined(FL_HAVE_EVENT_EPC_INIT) && !defined(FL_HAVE_EVENT_CORE_INIT)
 #error "framelink: struct pci_epc_event_ops has neither epc_init nor core_init"
 #endif
-#ifndef FL_HAVE_EVENT_LINK_UP
-#error "framelink: struct pci_epc_event_ops has no link_up (link up only by notifier?)"
+#if !defined(FL_HAVE_EVENT_LINK_UP) && !defined(FL_HAVE_EPC_NOTIFIER)
+#error "framelink: no link_up event op and no controller notifier: link up never arrives"
 #endif
 
-/**
- * struct fl_epc_event_ops - the driver's endpoint event callbacks, in 6.11's shape
- * @epc_init: the controller is initialised (core_init before 6.11)
- * @epc_deinit: the controller goes away (core_deinit on NVIDIA's 5.15; not called on 6.4-6.10)
- * @link_up: the link is up
- * @link_down: the link is down (not called on NVIDIA's 5.15)
- */
-struct fl_epc_event_ops {
-	int (*epc_init)(struct pci_epf *epf);
-	void (*epc_deinit)(struct pci_epf *epf);
-	int (*link_up)(struct pci_epf *epf);
-	int (*link_down)(struct pci_epf *epf);
-};
-
-/* One EPF driver per module: its ops, set at probe and used in the same file. */
-static const struct fl_epc_event_ops *fl_events_drv __maybe_unused;
-
-static inline int fl_events_init(struct pci_epf *epf)
+static inline int fl_compat_ev_init(struct pci_epf *epf)
 {
-	return fl_events_drv->epc_init(epf);
+	return fl_ev_deliver(epf, FL_EV_INIT, FL_EV_VIA_OPS);
 }
 
 #if defined(FL_HAVE_EVENT_EPC_DEINIT)
-static inline void fl_events_deinit(struct pci_epf *epf)
+static inline void fl_compat_ev_deinit(struct pci_epf *epf)
 {
-	fl_events_drv->epc_deinit(epf);
+	fl_ev_deliver(epf, FL_EV_DEINIT, FL_EV_VIA_OPS);
 }
 #elif defined(FL_HAVE_EVENT_CORE_DEINIT)
-static inline int fl_events_deinit(struct pci_epf *epf)
+static inline int fl_compat_ev_deinit(struct pci_epf *epf)
 {
-	fl_events_drv->epc_deinit(epf);
-	return 0;
+	return fl_ev_deliver(epf, FL_EV_DEINIT, FL_EV_VIA_OPS);
 }
 #endif
 
-static inline int fl_events_link_up(struct pci_epf *epf)
+#ifdef FL_HAVE_EVENT_LINK_UP
+static inline int fl_compat_ev_link_up(struct pci_epf *epf)
 {
-	return fl_events_drv->link_up(epf);
+	return fl_ev_deliver(epf, FL_EV_LINK_UP, FL_EV_VIA_OPS);
 }
+#endif
 
 #ifdef FL_HAVE_EVENT_LINK_DOWN
-static inline int fl_events_link_down(struct pci_epf *epf)
+static inline int fl_compat_ev_link_down(struct pci_epf *epf)
 {
-	return fl_events_drv->link_down(epf);
+	return fl_ev_deliver(epf, FL_EV_LINK_DOWN, FL_EV_VIA_OPS);
 }
 #endif
 
-static const struct pci_epc_event_ops fl_events_kernel_ops __maybe_unused = {
+/* Every member this kernel has is set: NVIDIA's deinit path calls without a NULL check */
+static const struct pci_epc_event_ops fl_compat_event_ops __maybe_unused = {
 #ifdef FL_HAVE_EVENT_EPC_INIT
-	.epc_init	= fl_events_init,
+	.epc_init	= fl_compat_ev_init,
 #else
-	.core_init	= fl_events_init,
+	.core_init	= fl_compat_ev_init,
 #endif
 #if defined(FL_HAVE_EVENT_EPC_DEINIT)
-	.epc_deinit	= fl_events_deinit,
+	.epc_deinit	= fl_compat_ev_deinit,
 #elif defined(FL_HAVE_EVENT_CORE_DEINIT)
-	.core_deinit	= fl_events_deinit,
+	.core_deinit	= fl_compat_ev_deinit,
 #endif
-	.link_up	= fl_events_link_up,
+#ifdef FL_HAVE_EVENT_LINK_UP
+	.link_up	= fl_compat_ev_link_up,
+#endif
 #ifdef FL_HAVE_EVENT_LINK_DOWN
-	.link_down	= fl_events_link_down,
+	.link_down	= fl_compat_ev_link_down,
 #endif
 };
 
-static inline void fl_epf_events_set(struct pci_epf *epf, const struct fl_epc_event_ops *ops)
+/* At probe: the function's event ops, set once for its whole life */
+static inline void fl_compat_set_event_ops(struct pci_epf *epf)
 {
-	fl_events_drv = ops;
-	epf->event_ops = &fl_events_kernel_ops;
+	epf->event_ops = &fl_compat_event_ops;
 }
-
-/**
- * struct fl_epf_events - per-function event state (none needed with event ops)
- * @unused: keeps the struct non-empty.
- */
-struct fl_epf_events {
-	int unused;
-};
-
-/*
- * Before 6.11 the EPC core does not replay a past initialisation at bind: as pci-epf-test
- * of those kernels, a controller without core_init_notifier (linkup_notifier) gets
- * epc_init (link_up) from the bind itself.
- */
-static inline int fl_epf_events_bind(struct fl_epf_events *ev, struct pci_epf *epf,
-				     const struct pci_epc_features *f)
+#else
+static inline void fl_compat_set_event_ops(struct pci_epf *epf)
 {
-	int ret;
+}
+#endif /* FL_HAVE_EPC_EVENT_OPS */
 
-#ifdef FL_HAVE_CORE_INIT_NOTIFIER
-	if (f->core_init_notifier)
-		return 0;
+#ifdef FL_HAVE_EPC_NOTIFIER
+#define FL_COMPAT_NOTIFIER	1
+
+/* The notifier's event as an FL_EV_*, or -1 for one framelink does not handle */
+static inline int fl_compat_notifier_event(unsigned long event)
+{
+#ifdef FL_HAVE_NOTIFY_CORE_INIT
+	if (event == CORE_INIT)
+		return FL_EV_INIT;
 #endif
-	ret = fl_events_drv->epc_init(epf);
-	if (ret || f->linkup_notifier)
-		return ret;
-	return fl_events_drv->link_up(epf);
+	if (event == LINK_UP)
+		return FL_EV_LINK_UP;
+	return -1;
 }
 
-static inline void fl_epf_events_unbind(struct fl_epf_events *ev, struct pci_epf *epf)
+static inline int fl_compat_notifier_register(struct pci_epc *epc, struct notifier_block *nb)
 {
+	return pci_epc_register_notifier(epc, nb);
 }
-#endif /* FL_EVENTS_RENAMED */
-/* ---- end of the event callback names ---- */
 
-/*
- * Endpoint events: struct pci_epc_event_ops in the EPF since 6.4 (deinit and link down
- * since 6.11), an atomic notifier with CORE_INIT and LINK_UP before (5.10, 5.15, 6.1).
- *
- * The notifier is atomic: pci_epc_linkup() and pci_epc_init_notify() call it with
- * atomic_notifier_call_chain(), i.e. under rcu_read_lock() and possibly from the
- * controller's interrupt handler, while the driver's ops sleep (mutexes, EPC calls,
- * kthread_create()). So the notifier only records the event and queues a work item that
- * runs the op in process context; fl_epf_events_unbind() unregisters the notifier (the
- * chain's unregister waits for callers in flight) and then cancels the work, so nothing
- * refers to the function after unbind. A controller without core_init_notifier
- * (linkup_notifier) gets epc_init (link_up) at bind, from the bind context.
- * On >= 6.4 the EPC core calls the ops itself (with epf->lock held): nothing to do here.
- */
-#if defined(FL_EVENTS_NATIVE)
-/**
- * struct fl_epf_events - per-function state of the pre-6.4 event notifier (none here)
- * @unused: keeps the struct non-empty.
- */
-struct fl_epf_events {
-	int unused;
-};
+/* No unregister helper in any kernel with the chain; this one waits for calls in flight */
+static inline void fl_compat_notifier_unregister(struct pci_epc *epc, struct notifier_block *nb)
+{
+	atomic_notifier_chain_unregister(&epc->notifier, nb);
+}
+#else
+#define FL_COMPAT_NOTIFIER	0
 
-static inline int fl_epf_events_bind(struct fl_epf_events *ev, struct pci_epf *epf,
-				     const struct pci_epc_features *f)
+static inline int fl_compat_notifier_event(unsigned long event)
+{
+	return -1;
+}
+
+static inline int fl_compat_notifier_register(struct pci_epc *epc, struct notifier_block *nb)
 {
 	return 0;
 }
 
-static inline void fl_epf_events_unbind(struct fl_epf_events *ev, struct pci_epf *epf)
+static inline void fl_compat_notifier_unregister(struct pci_epc *epc, struct notifier_block *nb)
 {
 }
+#endif /* FL_HAVE_EPC_NOTIFIER */
 
-static inline void fl_epf_events_set(struct pci_epf *epf, const struct pci_epc_event_ops *ops)
-{
-	epf->event_ops = ops;
-}
-#elif !defined(FL_EVENTS_RENAMED)
-#include <linux/bitops.h>
-#include <linux/workqueue.h>
-
-struct pci_epc_event_ops {
-	int (*epc_init)(struct pci_epf *epf);
-	void (*epc_deinit)(struct pci_epf *epf);
-	int (*link_up)(struct pci_epf *epf);
-	int (*link_down)(struct pci_epf *epf);
-};
-
-/* Bits of fl_epf_events.pending */
-#define FL_EV_CORE_INIT		0
-#define FL_EV_LINK_UP		1
-
-/**
- * struct fl_epf_events - per-function state of the pre-6.4 event notifier
- * @nb: registered on the controller's atomic notifier chain.
- * @work: runs the driver's ops for the events recorded in @pending.
- * @epf: the function.
- * @pending: FL_EV_* bits set by the notifier, cleared by @work (atomic bitops).
- * @registered: @nb is on the chain (bind to unbind).
+/*
+ * Does the controller tell this function about its init? Since 6.11 the core replays a past
+ * init to a function bound after it (pci_epc_notify_pending_init()), and a controller that
+ * initialises at probe reports it too. Before (and on NVIDIA's 5.15 and 6.8) a controller
+ * without core_init_notifier sends nothing: as those kernels' pci-epf-test, the function
+ * initialises at bind.
  */
-struct fl_epf_events {
-	struct notifier_block nb;
-	struct work_struct work;
-	struct pci_epf *epf;
-	unsigned long pending;
-	bool registered;
-};
-
-/* One EPF driver per module: the ops of that driver (set and used in one file). */
-static const struct pci_epc_event_ops *fl_compat_event_ops __maybe_unused;
-
-static inline void fl_epf_events_set(struct pci_epf *epf, const struct pci_epc_event_ops *ops)
+static inline bool fl_compat_init_by_event(const struct pci_epc_features *f)
 {
-	fl_compat_event_ops = ops;
-}
-
-/* Process context: the ops may sleep. CORE_INIT before LINK_UP, as the controller sends. */
-static inline void fl_compat_events_work(struct work_struct *work)
-{
-	struct fl_epf_events *ev = container_of(work, struct fl_epf_events, work);
-
-	if (test_and_clear_bit(FL_EV_CORE_INIT, &ev->pending) && fl_compat_event_ops->epc_init)
-		fl_compat_event_ops->epc_init(ev->epf);
-	if (test_and_clear_bit(FL_EV_LINK_UP, &ev->pending) && fl_compat_event_ops->link_up)
-		fl_compat_event_ops->link_up(ev->epf);
-}
-
-/* Atomic context (RCU read side, maybe hard IRQ): record the event, never sleep */
-static inline int fl_compat_epc_notify(struct notifier_block *nb, unsigned long event,
-				       void *data)
-{
-	struct fl_epf_events *ev = container_of(nb, struct fl_epf_events, nb);
-
-	if (event == CORE_INIT)
-		set_bit(FL_EV_CORE_INIT, &ev->pending);
-	else if (event == LINK_UP)
-		set_bit(FL_EV_LINK_UP, &ev->pending);
-	else
-		return NOTIFY_DONE;
-	schedule_work(&ev->work);
-	return NOTIFY_OK;
-}
-
-static inline int fl_epf_events_bind(struct fl_epf_events *ev, struct pci_epf *epf,
-				     const struct pci_epc_features *f)
-{
-	int ret;
-
-	ev->epf = epf;
-	ev->pending = 0;
-	INIT_WORK(&ev->work, fl_compat_events_work);
-	ev->nb.notifier_call = fl_compat_epc_notify;
-	ret = pci_epc_register_notifier(epf->epc, &ev->nb);
-	if (ret)
-		return ret;
-	ev->registered = true;
-	if (f->core_init_notifier)
-		return 0;
-	ret = fl_compat_event_ops->epc_init(epf);
-	if (ret || f->linkup_notifier)
-		return ret;
-	return fl_compat_event_ops->link_up(epf);
-}
-
-static inline void fl_epf_events_unbind(struct fl_epf_events *ev, struct pci_epf *epf)
-{
-	if (!ev->registered)
-		return;
-	/* No unregister helper before 6.4; this one waits for notifier calls in flight */
-	atomic_notifier_chain_unregister(&epf->epc->notifier, &ev->nb);
-	ev->registered = false;
-	cancel_work_sync(&ev->work);
-}
+#if defined(FL_HAVE_NOTIFY_PENDING_INIT)
+	return true;
+#elif defined(FL_HAVE_CORE_INIT_NOTIFIER)
+	return f->core_init_notifier;
+#else
+	return false;
 #endif
+}
+
+/* ---- end of the endpoint events ---- */
 
 /*
  * Controller side: the loopback endpoint controller and host bridge (drivers/pci-epc-loop).
  * The interrupt types above and FL_HAVE_BAR_DESC are shared with the function side.
  */
+
+/*
+ * NVIDIA's endpoint core (JetPack 6's 5.15, JetPack 7's 6.8; the lab boots both as patches/nv
+ * on Debian's trees): its event ops have int (*core_deinit)(), which no mainline kernel has,
+ * and its pci_epc_linkup() may be called from the controller's hard IRQ handler.
+ */
+#ifdef FL_HAVE_EVENT_CORE_DEINIT
+#define FL_NV_EPC_CORE		1
+#else
+#define FL_NV_EPC_CORE		0
+#endif
 
 /*
  * pci_dev_set_disconnected() is private to the PCI core (drivers/pci/pci.h, every version):

@@ -18,6 +18,7 @@
 . /tests/framelink-lib.sh
 
 case "$(uname -r)" in
+*-jp6* | *-jp7*) path="event ops (NVIDIA's core, patches/nv)" replay=0 ;;
 [1-5].* | 6.[0-3].*) path="notifier (before 6.4)" replay=0 ;;
 6.[4-9].* | 6.10.*) path="event ops (6.4 and later)" replay=0 ;;
 *) path="event ops (6.4 and later)" replay=1 ;;

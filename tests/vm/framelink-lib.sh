@@ -13,7 +13,11 @@ EDEV=/dev/framelink-ep0
 # FL_LINKDOWN_EVENT=1 from 6.4 (pci_epc_linkdown(); before, an endpoint learns of a link
 # loss only from failing transfers, so its frames end EIO), FL_INIT_REPLAY=1 from 6.11
 # (pci_epc_notify_pending_init(): a function bound after the controller's init gets it).
+# The lab's NVIDIA kernels (patches/nv, release suffix -jp6 / -jp7): no replay; JetPack 6
+# has no link-down event, JetPack 7 has one (its Tegra driver never raises it).
 case "$(uname -r)" in
+*-jp6*) FL_LINKDOWN_EVENT=0 FL_INIT_REPLAY=0 ;;
+*-jp7*) FL_LINKDOWN_EVENT=1 FL_INIT_REPLAY=0 ;;
 [1-5].* | 6.[0-3].*) FL_LINKDOWN_EVENT=0 FL_INIT_REPLAY=0 ;;
 6.[4-9].* | 6.10.*) FL_LINKDOWN_EVENT=1 FL_INIT_REPLAY=0 ;;
 *) FL_LINKDOWN_EVENT=1 FL_INIT_REPLAY=1 ;;

@@ -145,6 +145,57 @@ struct fl_xfer_ops {
 };
 
 /**
+ * struct fl_ev_handlers - the driver's handlers of controller events (main.c)
+ * @init: set the controller up for the function; may sleep.
+ * @deinit: stop everything and give the controller back; may sleep.
+ * @link_up: start the engine; may sleep. Return: the engine runs.
+ * @link_down: stop the engine; may sleep.
+ */
+struct fl_ev_handlers {
+	int (*init)(struct pci_epf *epf);
+	void (*deinit)(struct pci_epf *epf);
+	bool (*link_up)(struct pci_epf *epf);
+	void (*link_down)(struct pci_epf *epf);
+};
+
+/**
+ * struct fl_epf_events - controller events of one function (events.c)
+ * @epf: the function.
+ * @handlers: the driver's handlers.
+ * @work: runs recorded events in process context.
+ * @lock: protects @accepting, @want_init, @want_up, @deinit_seen and
+ *	@down_seen; taken in any context.
+ * @accepting: events are taken (bind to unbind).
+ * @want_init: the newest of init and deinit recorded is init.
+ * @want_up: the newest link event recorded is link up.
+ * @deinit_seen: a deinit was recorded and not yet acted on.
+ * @down_seen: a link down was recorded and not yet acted on.
+ * @run_lock: serialises the handlers (work item and direct calls);
+ *	protects @inited and @up.
+ * @inited: the driver acted on init last, not on deinit.
+ * @up: the engine was started by the last link up and not stopped since by
+ *	link down or deinit.
+ * @nb: on the controller's notifier chain (kernels that have one).
+ * @nb_registered: @nb is on the chain.
+ */
+struct fl_epf_events {
+	struct pci_epf *epf;
+	const struct fl_ev_handlers *handlers;
+	struct work_struct work;
+	spinlock_t lock; /* protects accepting, want_*, *_seen */
+	bool accepting;
+	bool want_init;
+	bool want_up;
+	bool deinit_seen;
+	bool down_seen;
+	struct mutex run_lock; /* serialises handlers; protects inited, up */
+	bool inited;
+	bool up;
+	struct notifier_block nb;
+	bool nb_registered;
+};
+
+/**
  * struct fl_epf - one framelink function (probe to remove)
  * @epf: the endpoint function.
  * @header: its configuration header (configfs vendorid/deviceid/... write here).
@@ -152,7 +203,7 @@ struct fl_xfer_ops {
  * @cfg_lock: protects @cfg and @ep against configfs stores racing bind/unbind.
  * @cfg: attribute values.
  * @ep: the running instance between bind and unbind.
- * @events: controller events on kernels before 6.4 (compat.h).
+ * @events: controller events (events.c).
  */
 struct fl_epf {
 	struct pci_epf *epf;
@@ -726,6 +777,12 @@ static inline bool fl_xfer_done(struct fl_xfer *x)
 	/* Pairs with the release in xfer.c: the result is visible once done is */
 	return smp_load_acquire(&x->done);
 }
+
+/* events.c */
+void fl_epf_events_probe(struct fl_epf_events *ev, struct pci_epf *epf,
+			 const struct fl_ev_handlers *handlers);
+int fl_epf_events_bind(struct fl_epf_events *ev, const struct pci_epc_features *f);
+void fl_epf_events_unbind(struct fl_epf_events *ev);
 
 /* poll.c */
 int fl_engine_start(struct fl_ep *ep);

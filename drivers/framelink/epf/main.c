@@ -5,8 +5,9 @@
  * Allocation in .bind (BAR0, slots, queues, /dev/framelink-ep<N>), hardware
  * set-up in epc_init (header, BAR, interrupts, DMA channels, outbound
  * window), the engine runs from link up to link down; work stops in
- * link_down, epc_deinit and .unbind. The core calls all of these with
- * epf->lock held, so they are serialized.
+ * link_down, epc_deinit and .unbind. events.c calls the event handlers,
+ * one at a time, in process context, whatever context the kernel delivers
+ * the events in.
  *
  * Copyright (C) 2026 The framelink authors
  */
@@ -94,31 +95,37 @@ static void fl_epf_check_set_up(struct fl_ep *ep)
 			"link up, but the controller's init never reached this function (bound after it; no replay before 6.11): reset the endpoint from the root (PERST#)\n");
 }
 
-static int fl_epf_link_up(struct pci_epf *epf)
+/* Return: the engine runs (else a later link up tries again) */
+static bool fl_epf_link_up(struct pci_epf *epf)
 {
 	struct fl_epf *fepf = epf_get_drvdata(epf);
+	struct fl_ep *ep = fepf->ep;
+	bool running;
 
-	if (!fepf->ep)
-		return 0;
+	if (!ep)
+		return false;
 	dev_info(&epf->dev, "link up\n");
-	fl_epf_check_set_up(fepf->ep);
-	return fl_engine_start(fepf->ep);
+	fl_epf_check_set_up(ep);
+	fl_engine_start(ep);
+	mutex_lock(&ep->life_lock);
+	running = !!ep->engine;
+	mutex_unlock(&ep->life_lock);
+	return running;
 }
 
-static int fl_epf_link_down(struct pci_epf *epf)
+static void fl_epf_link_down(struct pci_epf *epf)
 {
 	struct fl_epf *fepf = epf_get_drvdata(epf);
 
 	if (!fepf->ep)
-		return 0;
+		return;
 	dev_info(&epf->dev, "link down\n");
 	fl_engine_stop(fepf->ep, FL_ERR_LINK);
-	return 0;
 }
 
-static const struct fl_epc_event_ops fl_epf_event_ops = {
-	.epc_init = fl_epf_epc_init,
-	.epc_deinit = fl_epf_epc_deinit,
+static const struct fl_ev_handlers fl_epf_ev_handlers = {
+	.init = fl_epf_epc_init,
+	.deinit = fl_epf_epc_deinit,
 	.link_up = fl_epf_link_up,
 	.link_down = fl_epf_link_down,
 };
@@ -183,8 +190,8 @@ static int fl_epf_bind(struct pci_epf *epf)
 	mutex_unlock(&fepf->cfg_lock);
 	dev_info(&epf->dev, "/dev/%s: %u slots of %u bytes, rings of %u\n",
 		 ep->name, ep->nslots, ep->slot_size, ep->entries);
-	/* Kernels before 6.4 deliver controller events through a notifier (compat.h) */
-	ret = fl_epf_events_bind(&fepf->events, epf, ep->features);
+	/* Events from here on; init now where the controller reports none */
+	ret = fl_epf_events_bind(&fepf->events, ep->features);
 	if (ret) {
 		dev_err(&epf->dev, "cannot take controller events: %d\n", ret);
 		fl_epf_unbind(epf);
@@ -208,7 +215,7 @@ static void fl_epf_unbind(struct pci_epf *epf)
 
 	if (!ep)
 		return;
-	fl_epf_events_unbind(&fepf->events, epf);
+	fl_epf_events_unbind(&fepf->events);
 	fl_epf_hw_release(ep);
 	/* No new opens; files still open see dead and get -ENODEV */
 	fl_cdev_unregister(ep);
@@ -256,8 +263,8 @@ static int fl_epf_probe(FL_EPF_PROBE_PARAMS)
 		.interrupt_pin = PCI_INTERRUPT_INTA,
 	};
 	epf->header = &fepf->header;
-	fl_epf_events_set(epf, &fl_epf_event_ops);
 	epf_set_drvdata(epf, fepf);
+	fl_epf_events_probe(&fepf->events, epf, &fl_epf_ev_handlers);
 	return 0;
 }
 
