@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# `make check`: dependencies, the three kernel trees, static checks, module builds for 6.1,
-# 6.12 and the newest kernel, the VM test run on 6.12, the reliability figures (a VM of their
-# own) and a shorter VM run on 6.1. Prints each stage's time; the last line is the count of
+# `make check`: dependencies, the three kernel trees and the two lab kernels with NVIDIA's
+# endpoint-core event delivery (jp6, jp7: 6.12 + patches/nv), static checks, module builds
+# for each, the VM test run on 6.12, the reliability figures (a VM of their own) and shorter
+# VM runs on 6.1, jp6 and jp7. Prints each stage's time; the last line is the count of
 # every check and test:
 # "check: N passed, N failed, N skipped".
 set -euo pipefail
@@ -88,7 +89,12 @@ newest_done() {
 stage "kernel 6.12 (build)" bash -c 'scripts/kernel.sh 6.12 >build/kdir-6.12'
 stage "kernel 6.1 (prepare)" bash -c 'scripts/kernel.sh 6.1 >build/kdir-6.1'
 stage "kernel newest (prepare)" newest_done
+# JetPack 6 and 7 event delivery on the 6.12 build: about a minute each (scripts/nv-kernel.sh)
+stage "kernels jp6, jp7 (patches/nv)" bash -c \
+	'scripts/nv-kernel.sh jp6 >build/kdir-jp6 && scripts/nv-kernel.sh jp7 >build/kdir-jp7'
 k612=$(tail -n1 build/kdir-6.12)
+kjp6=$(tail -n1 build/kdir-jp6)
+kjp7=$(tail -n1 build/kdir-jp7)
 k61=$(tail -n1 build/kdir-6.1)
 knew=$(tail -n1 build/kdir-newest)
 echo "newest kernel tree: $(basename "$knew")"
@@ -110,6 +116,8 @@ stage "board device trees" counted scripts/check-board-dts.sh "$k612" "$knew"
 stage "modules 6.12 W=1 + sparse" counted sparse_build
 stage "modules 6.1 W=1" counted scripts/build-modules.sh 6.1 "$k61"
 stage "modules newest W=1" counted scripts/build-modules.sh newest "$knew"
+stage "modules jp6 W=1" counted scripts/build-modules.sh jp6 "$kjp6"
+stage "modules jp7 W=1" counted scripts/build-modules.sh jp7 "$kjp7"
 stage "api variants (epf, host)" counted scripts/check-api-variants.sh
 stage "tegra194 eDMA series (compile)" counted scripts/check-tegra194-edma.sh "$k612" "$knew"
 stage "board build targets" counted scripts/check-targets.sh "$k612"
@@ -139,7 +147,9 @@ vm_stage() {
 }
 
 mkdir -p build/vm
-vm_stage "VM tests" build/vm/summary.txt --log build/vm/console.log
+# The jetpack-only scripts run on jp7, where the jetpack profile meets NVIDIA's core
+nv_only='29-*.sh,29n-*.sh,61j-*.sh'
+vm_stage "VM tests" build/vm/summary.txt --skip "$nv_only" --log build/vm/console.log
 # Issue 12's reliability figures at the issue's short form (tests/figures/; make figures
 # runs the same counts alone), in a VM of their own, after the suite's and not beside it: on
 # two cores two guests starve each other (so does a build beside one, README "Time"). A make
@@ -154,6 +164,13 @@ vm_stage "VM figures" build/vm/summary-figures.txt --tests tests/figures \
 vm_stage "VM tests on 6.1" build/vm/summary-6.1.txt --kernel 6.1 \
 	--run '20-*.sh,60-*.sh,72-*.sh' \
 	--log build/vm/console-6.1.log
+# NVIDIA's event delivery (issue 26; Documentation/kernel-apis.rst, "The Orin's kernels"):
+# link up from hard IRQ context, core_deinit at PERST# assert, no init replay. The kselftest
+# and e2e streams on jetpack (61j), the hard-IRQ delivery, PERST# cycles, rebind, reload (79).
+vm_stage "VM tests on jp6" build/vm/summary-jp6.txt --kernel jp6 \
+	--run '61j-*.sh,79-*.sh' --log build/vm/console-jp6.log
+vm_stage "VM tests on jp7" build/vm/summary-jp7.txt --kernel jp7 \
+	--run "$nv_only,79-*.sh" --log build/vm/console-jp7.log
 # the figures' summary, one line each
 # (printed live and again in the TAP block: each line once)
 tr -d '\r' <build/vm/console-figures.log 2>/dev/null | grep -a -E '^figures?: ' | awk '!seen[$0]++' |

@@ -4,7 +4,8 @@
 # kernel (or 6.1, jp6, jp7: --kernel) with the dts/ overlay, run the tests in an initramfs, and
 # judge the console log.
 #
-# Usage: vm-run.sh [--kernel 6.12|6.1|jp6|jp7] [--tests DIR] [--ko FILE]... [--run PATTERN] [--log FILE]
+# Usage: vm-run.sh [--kernel 6.12|6.1|jp6|jp7] [--tests DIR] [--ko FILE]... [--run PATTERN]
+#                  [--skip PATTERN] [--log FILE]
 #                  [--timeout S] [--modules DIR] [--gcov]
 #   --kernel V     the test kernel: 6.12 (default) or 6.1 (before 6.4: the endpoint core's
 #                  event notifier; scripts/kernel-image.sh), jp6 or jp7 (6.12 with NVIDIA's
@@ -12,6 +13,7 @@
 #   --tests DIR    scripts copied to /tests (default tests/vm); /tests/NN-*.sh run in order
 #   --ko FILE      extra module for /modules (the project's own are added from build/V)
 #   --run PATTERN  only the /tests scripts matching PATTERN, or PAT,PAT,... (fl_run=)
+#   --skip PATTERN leave out the scripts matching PATTERN, or PAT,PAT,... (fl_skip=)
 #   --log FILE     console log (default build/vm/console.log)
 #   --timeout S    hard limit for the whole VM run (default $FRAMELINK_VM_TIMEOUT or 3000)
 #   --modules DIR  the project's modules from DIR instead of build/V (make coverage's gcov
@@ -26,6 +28,7 @@ tests=$top/tests/vm
 log=$top/build/vm/console.log
 timeout=${FRAMELINK_VM_TIMEOUT:-3000}
 run=
+skip=
 kver=6.12
 extra_ko=()
 modules=
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
 	--tests) tests=$2; shift 2 ;;
 	--ko) extra_ko+=("$2"); shift 2 ;;
 	--run) run=$2; shift 2 ;;
+	--skip) skip=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--modules) modules=$2; shift 2 ;;
@@ -104,7 +108,7 @@ fi
 # Only the 6.12 kernels (and jp6, jp7 built on it) have vivid (scripts/kconfig/vm-6.12.config).
 vivid=
 [ "$kver" != 6.1 ] && vivid="vivid.n_devs=2 vivid.node_types=0x1,0x1 vivid.allocators=1,0"
-append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 cma=256M${vivid:+ $vivid} ${run:+fl_run=$run}${gcov:+ fl_gcov=1}"
+append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 cma=256M${vivid:+ $vivid} ${run:+fl_run=$run}${skip:+ fl_skip=$skip}${gcov:+ fl_gcov=1}"
 echo "vm-run: booting $(basename "$kdir"), tests from ${tests#"$top"/}, log $log (timeout ${timeout}s)"
 start=$(date +%s)
 set +e

@@ -4,7 +4,9 @@
  *
  * DMA_SLAVE only (no DMA_MEMCPY); nchans_rd read channels (DMA_DEV_TO_MEM:
  * host memory to local memory) then nchans_wr write channels
- * (DMA_MEM_TO_DEV: local to host). The remote (PCI) address comes from
+ * (DMA_MEM_TO_DEV: local to host). dw-edma lists them the other way round:
+ * dw_edma_channel_setup() gives the first wr_ch_cnt channels EDMA_DIR_WRITE
+ * (see loop_dma_init()). The remote (PCI) address comes from
  * dma_slave_config (src_addr for reads, dst_addr for writes) and advances
  * across the scatter list, as in dw-edma. PCI addresses are the host's DMA
  * addresses, which are host physical addresses here.
@@ -954,7 +956,17 @@ int loop_dma_init(struct pci_epc_loop *loop)
 	loop_dma_set_ops(loop);
 	INIT_LIST_HEAD(&dd->channels);
 
-	/* Read channels first, then write channels, as dw-edma numbers them */
+	/*
+	 * Read channels first, then write channels: the opposite of dw-edma,
+	 * whose dw_edma_channel_setup() (drivers/dma/dw-edma/dw-edma-core.c)
+	 * makes channels 0..wr_ch_cnt-1 EDMA_DIR_WRITE and the rest
+	 * EDMA_DIR_READ, each added to dma->channels in that order by
+	 * vchan_init(). Nothing depends on it: framelink-epf's
+	 * fl_dma_filter_fn() and pci-epf-test's epf_dma_filter_fn() pick by
+	 * device and direction (dma_get_slave_caps()), and within a direction
+	 * both list channel 0 first. Only chan_id (dmaXchanY) and this
+	 * module's own indices (the stall bitmask, "chan %u" messages) differ.
+	 */
 	for (i = 0; i < nchans; i++) {
 		struct loop_dma_chan *c = &loop->chans[i];
 

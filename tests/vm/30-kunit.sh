@@ -3,11 +3,12 @@
 # KUnit suites of the project's modules: each loaded module runs its suites on load; every
 # test case becomes one TAP result here. framelink_kunit: the shared protocol code;
 # framelink_slotmem_kunit: framelink-epf's slot memory on the device tree's stand-in
-# controllers (dts/qemu-virt.dtso).
+# controllers (dts/qemu-virt.dtso); framelink_events_kunit: framelink-epf's controller
+# events, delivered every way a kernel delivers them (drivers/framelink/epf/events.c).
 . /tests/lib.sh
 
 kunit=/sys/kernel/debug/kunit
-for m in framelink_kunit framelink_slotmem_kunit; do
+for m in framelink_kunit framelink_slotmem_kunit framelink_events_kunit; do
 	if ! t_insmod $m; then
 		t_fail "kunit: load $m"
 		continue
