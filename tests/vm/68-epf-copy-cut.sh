@@ -133,3 +133,28 @@ for pk in tegra234:cpu generic:cpu tegra234-edma:dma; do
 	cut "$p: EPF unbound inside a $k transfer" $k fl_unbind fl_bind ENODEV
 	t_check "$p: tear down and unload" fl_down
 done
+
+# Frames queued at an unbind are reported, not lost: the endpoint app submits one frame per
+# slot (no host app posts a buffer, so none is taken) and reaps nothing until the function is
+# unbound; then REAP hands out every frame ECANCELED and only then says ENODEV. Before, the
+# unbind dropped the queued completions and REAP said ENODEV at once (the race the DMA cut
+# above lost in a CI run: its frame's ECANCELED never reached the app).
+if t_check "queued at unbind: loop (tegra234), framelink-epf, framelink-host up" \
+	fl_start profile=tegra234 "" slots=8 slot_size=65536; then
+	rm -f /tmp/hold.ready /tmp/hold.go
+	framelink hold $EDEV /tmp/hold.ready /tmp/hold.go submit >/tmp/hold.out 2>&1 &
+	hpid=$!
+	t_check "queued at unbind: 8 frames submitted, none reaped" \
+		wait_for 100 test -e /tmp/hold.ready
+	t_check "queued at unbind: function unbound" fl_unbind
+	touch /tmp/hold.go
+	wait_bounded $hpid 30
+	hrc=$?
+	sed 's/^/# /' /tmp/hold.out
+	t_check "queued at unbind: REAP gives 8 frames ECANCELED, then ENODEV" \
+		grep -q 'reaped ECANCELED 8 other 0, then reap ENODEV' /tmp/hold.out
+	t_check "queued at unbind: every slot page faults (SIGBUS), the tool agrees" \
+		sh -c "[ $hrc -eq 0 ] || ! grep -q 'intact 0 changed 0;' /tmp/hold.out"
+	fl_bind
+	t_check "queued at unbind: tear down and unload" fl_down
+fi

@@ -18,7 +18,7 @@
  *                                          sysfs resourceN: the host's view, read only)
  *   framelink poke FILE OFFSET VALUE...   (lab: 32-bit stores into such a file: a hostile
  *                                          host writing the endpoint's BAR0)
- *   framelink hold DEV READY GO [race]    (lab: keep the buffers mapped across a removal,
+ *   framelink hold DEV READY GO [race|submit] (lab: keep the buffers mapped across a removal,
  *                                          then report SIGBUS vs data per page)
  *
  * send/recv --verify use a pattern derived from each frame's cookie, so `send --verify` on
@@ -105,7 +105,7 @@ static void usage(FILE *f)
 		"                                 its fd, size and CRC read through it\n"
 		"  peek FILE OFFSET LENGTH        hex dump via mmap() (a BAR's sysfs resourceN)\n"
 		"  poke FILE OFFSET VALUE...      lab: 32-bit stores via mmap() from OFFSET on\n"
-		"  hold DEV READY GO [race]       lab: buffers mapped across a removal: SIGBUS?\n"
+		"  hold DEV READY GO [race|submit]  lab: buffers mapped across a removal: SIGBUS?\n"
 		"options:\n"
 		"  -d DEV      device (default %s; echo: %s)\n"
 		"  -s SIZE     frame size, K/M suffixes (bench: comma-separated list)\n"
@@ -914,6 +914,11 @@ static int cmd_echo(struct opts *o)
 		}
 		if (npending) {
 			ret = fl_dev_post(&d, pending, npending, &acc);
+			if (ret == -ENODEV) {
+				/* unbound: REAP hands out what is still queued, then ENODEV */
+				npending = 0;
+				continue;
+			}
 			if (ret && ret != -EAGAIN) {
 				fprintf(stderr, "framelink: echo: POST: %s\n", strerror(-ret));
 				end = ret;
@@ -1482,7 +1487,10 @@ free_val:
  * goes away. Then every page of every mapping is read once: after a removal each read must
  * fault with SIGBUS (the driver zapped the mapping), never return data (freed or reused
  * memory, or buffers the device no longer owns). Exit 0 when every page faulted, 1 when any
- * page could still be read, 2 on bad usage.
+ * page could still be read, 2 on bad usage. With "submit" every buffer is first submitted
+ * as a frame (nobody on the other side takes it) and nothing is reaped until GO; then REAP
+ * runs until it fails, and the tally must be one -ECANCELED completion per buffer, then
+ * -ENODEV: frames queued at a removal are reported, not lost (64-epf-dma-lifetime.sh).
  */
 #define HOLD_MAGIC	0x686f6c64ULL	/* "hold" */
 #define HOLD_RACE_MAX	4096
@@ -1523,6 +1531,25 @@ static void hold_check(const u8 *base, u64 first_page, u64 pages, u64 pg, struct
 	}
 }
 
+/* hold submit: every buffer as one frame of a page, all accepted */
+static int hold_submit(int fd, const struct fl_info *info)
+{
+	struct fl_frame f[64] = { 0 };
+	struct fl_batch b = { .ptr = (u64)(unsigned long)f };
+
+	for (u32 i = 0; i < info->nbufs; i += b.count) {
+		b.count = info->nbufs - i < 64 ? info->nbufs - i : 64;
+		for (u32 k = 0; k < b.count; k++)
+			f[k] = (struct fl_frame){ .buf = i + k, .bytes = 4096, .cookie = i + k };
+		if (ioctl(fd, FL_IOC_SUBMIT, &b) || b.done != b.count) {
+			fprintf(stderr, "framelink: hold: SUBMIT of %u at %u: %s (done %u)\n",
+				b.count, i, strerror(errno), b.done);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int cmd_hold(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = hold_sigbus };
@@ -1530,15 +1557,17 @@ static int cmd_hold(int argc, char **argv)
 	struct hold_count c = { 0 }, rc = { 0 };
 	static void *race[HOLD_RACE_MAX];
 	static u64 race_page[HOLD_RACE_MAX];
-	int racing, fd, ready, reap_err;
+	int racing, submitting, fd, ready, reap_err;
+	u32 ncancel = 0, nother = 0;
 	struct fl_reap r = { 0 };
 	struct fl_completion cpl;
 	struct fl_info info;
 	u8 *p;
 
 	racing = argc == 6 && !strcmp(argv[5], "race");
-	if (argc != 5 && !racing) {
-		fprintf(stderr, "framelink: hold DEV READYFILE GOFILE [race]\n");
+	submitting = argc == 6 && !strcmp(argv[5], "submit");
+	if (argc != 5 && !racing && !submitting) {
+		fprintf(stderr, "framelink: hold DEV READYFILE GOFILE [race|submit]\n");
 		return 2;
 	}
 	fd = open(argv[2], O_RDWR | O_CLOEXEC);
@@ -1557,6 +1586,8 @@ static int cmd_hold(int argc, char **argv)
 		*(u64 *)(p + i * pg) = HOLD_MAGIC << 32 | i;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
+	if (submitting && hold_submit(fd, &info))
+		return 1;
 	ready = open(argv[3], O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (ready < 0)
 		return 1;
@@ -1589,12 +1620,24 @@ static int cmd_hold(int argc, char **argv)
 		hold_check(race[k], race_page[k], 1, pg, &rc);
 	r.ptr = (u64)(unsigned long)&cpl;
 	r.max = 1;
-	reap_err = ioctl(fd, FL_IOC_REAP, &r) ? errno : 0;
+	/* submit: every completion queued before the removal, then the error */
+	while (!(reap_err = ioctl(fd, FL_IOC_REAP, &r) ? errno : 0) && r.count &&
+	       submitting && ncancel + nother < info.nbufs) {
+		if (cpl.status == -ECANCELED)
+			ncancel++;
+		else
+			nother++;
+	}
 	printf("hold: pages %llu sigbus %llu intact %llu changed %llu; ",
 	       pages, c.sigbus, c.intact, c.changed);
 	printf("race mmaps %llu kept %llu sigbus %llu intact %llu changed %llu ",
 	       nmaps, nrace, rc.sigbus, rc.intact, rc.changed);
-	printf("mmap_enodev %llu; reap %s\n", enodev, errname(reap_err));
+	printf("mmap_enodev %llu; ", enodev);
+	if (submitting)
+		printf("reaped ECANCELED %u other %u, then ", ncancel, nother);
+	printf("reap %s\n", errname(reap_err));
+	if (submitting && (ncancel != info.nbufs || reap_err != ENODEV))
+		return 1;
 	return c.sigbus == pages && rc.sigbus == nrace ? 0 : 1;
 }
 

@@ -20,7 +20,8 @@
  * Lifetime: every open file and every exported dma-buf holds a reference on
  * struct fl_ep. Unbind unregisters the device, zaps user mappings, those of
  * exported dma-bufs too (later accesses get SIGBUS), and frees the slots;
- * files still open get -ENODEV until closed.
+ * files still open get -ENODEV until closed, REAP only once it has handed
+ * out the completions queued before (frames in flight: ECANCELED).
  *
  * Copyright (C) 2026 The framelink authors
  */
@@ -322,7 +323,8 @@ static long fl_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	default:
 		return -ENOTTY;
 	}
-	if (READ_ONCE(ep->dead))
+	/* After unbind REAP still hands out what was queued, then says -ENODEV */
+	if (READ_ONCE(ep->dead) && cmd != FL_IOC_REAP)
 		return -ENODEV;
 
 	switch (cmd) {
@@ -349,10 +351,10 @@ static __poll_t fl_cdev_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &ep->app_wq, wait);
 	spin_lock(&ep->q_lock);
-	if (ep->dead)
-		mask = EPOLLERR | EPOLLHUP;
-	else if (ep->comp_fifo.tail != ep->comp_fifo.head)
+	if (ep->comp_fifo.tail != ep->comp_fifo.head)
 		mask = EPOLLIN | EPOLLRDNORM;
+	if (ep->dead)
+		mask |= mask ? EPOLLHUP : EPOLLERR | EPOLLHUP;
 	if (!ep->dead && ep->engine_up)
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	spin_unlock(&ep->q_lock);
@@ -419,7 +421,8 @@ int fl_cdev_register(struct fl_ep *ep)
  * @ep: the endpoint (engine stopped).
  *
  * After this returns nobody can open the device or reach slot memory; open
- * files fail with -ENODEV and REAP waiters are woken.
+ * files fail with -ENODEV (REAP once the completions queued are out) and REAP
+ * waiters are woken.
  */
 void fl_cdev_unregister(struct fl_ep *ep)
 {
@@ -438,7 +441,7 @@ void fl_cdev_unregister(struct fl_ep *ep)
 		unmap_mapping_range(f->file->f_mapping, 0, 0, 1);
 	mutex_unlock(&ep->files_lock);
 	fl_export_zap(ep);
-	fl_q_release_all(ep);
+	fl_q_release_pending(ep);
 	wake_up_interruptible(&ep->app_wq);
 	ida_free(&fl_ep_ida, ep->id);
 }

@@ -736,6 +736,7 @@ bool fl_q_peek_sub(struct fl_ep *ep, struct fl_sub *sub);
 bool fl_q_pop_sub(struct fl_ep *ep, const struct fl_sub *sub);
 void fl_q_complete(struct fl_ep *ep, const struct fl_xfer *x, u32 queue, int status);
 void fl_q_cancel_submitted(struct fl_ep *ep);
+void fl_q_release_pending(struct fl_ep *ep);
 void fl_q_release_all(struct fl_ep *ep);
 int fl_q_submit(struct fl_ep *ep, const struct fl_frame *f);
 int fl_q_post(struct fl_ep *ep, u32 idx);

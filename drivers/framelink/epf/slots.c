@@ -512,6 +512,32 @@ void fl_q_cancel_submitted(struct fl_ep *ep)
 	}
 }
 
+/* Posted slots and submitted frames not yet taken are the app's again */
+static void fl_q_release_pending_locked(struct fl_ep *ep)
+{
+	lockdep_assert_held(&ep->q_lock);
+	while (fl_fifo_len(&ep->post_fifo))
+		ep->slot[ep->posted[ep->post_fifo.head++ & ep->post_fifo.mask]].state =
+			FL_SLOT_APP;
+	while (fl_fifo_len(&ep->sub_fifo))
+		ep->slot[ep->subq[ep->sub_fifo.head++ & ep->sub_fifo.mask].slot].state =
+			FL_SLOT_APP;
+}
+
+/**
+ * fl_q_release_pending() - unbind: posted and submitted slots are the app's again
+ * @ep: the endpoint (engine stopped).
+ *
+ * Completions stay queued: REAP hands them out after the unbind (frames in
+ * flight then completed ECANCELED), and only then says -ENODEV.
+ */
+void fl_q_release_pending(struct fl_ep *ep)
+{
+	spin_lock(&ep->q_lock);
+	fl_q_release_pending_locked(ep);
+	spin_unlock(&ep->q_lock);
+}
+
 /**
  * fl_q_release_all() - the last file closed: every slot the app left queued is its again
  * @ep: the endpoint.
@@ -522,12 +548,7 @@ void fl_q_cancel_submitted(struct fl_ep *ep)
 void fl_q_release_all(struct fl_ep *ep)
 {
 	spin_lock(&ep->q_lock);
-	while (fl_fifo_len(&ep->post_fifo))
-		ep->slot[ep->posted[ep->post_fifo.head++ & ep->post_fifo.mask]].state =
-			FL_SLOT_APP;
-	while (fl_fifo_len(&ep->sub_fifo))
-		ep->slot[ep->subq[ep->sub_fifo.head++ & ep->sub_fifo.mask].slot].state =
-			FL_SLOT_APP;
+	fl_q_release_pending_locked(ep);
 	while (fl_fifo_len(&ep->comp_fifo))
 		ep->slot[ep->compq[ep->comp_fifo.head++ & ep->comp_fifo.mask].buf].state =
 			FL_SLOT_APP;

@@ -370,7 +370,9 @@ struct fl_cqe {
  * does not own fails with -EBUSY. A received buffer (FL_Q_RX) belongs to the app, which may
  * SUBMIT it as it is (zero copy). The last close of the device withdraws posted buffers and
  * cancels frames in flight (bounded wait); the next open starts with every buffer the app's.
- * REAP returns 0 with count 0 when nothing completed within timeout_ms.
+ * REAP returns 0 with count 0 when nothing completed within timeout_ms. After the device
+ * is gone (host: removed; endpoint: unbound) every ioctl fails with -ENODEV, except REAP:
+ * it first hands out the completions queued before (frames in flight: -ECANCELED).
  *
  * Failed ioctls (host, issue 8): an ioctl that fails has no effect. SUBMIT and POST write
  * fl_batch back (done = 0) before queueing anything: if it cannot be written, -EFAULT and
