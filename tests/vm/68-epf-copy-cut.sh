@@ -90,6 +90,9 @@ cut() {
 		$2
 		wait_bounded $bpid 20
 		t_check "$1 (try $try): the host app ended within 20 s" test $? -ne 137
+		# after an unbind the endpoint app ends by itself once REAP has handed out what
+		# was queued (then ENODEV): let it drain, as an app would, before the kill
+		[ -z "$4" ] || wait_for 100 sh -c "! kill -0 $epid 2>/dev/null"
 		kill $epid 2>/dev/null
 		wait_bounded $epid 10
 		erc=$?
@@ -133,6 +136,33 @@ for pk in tegra234:cpu generic:cpu tegra234-edma:dma; do
 	cut "$p: EPF unbound inside a $k transfer" $k fl_unbind fl_bind ENODEV
 	t_check "$p: tear down and unload" fl_down
 done
+
+# A REAP waiting across a link cut: the endpoint app submits one frame per slot (none is
+# taken), waits in REAP, and the link goes down while fl-delay holds fl_q_cancel_submitted()
+# for 2 s. The first REAP that returns must carry the 8 frames ECANCELED. Before, the stop
+# marked the link epoch first and cancelled after: a REAP slice ending in between said
+# ENOLINK with nothing queued, the frames' ECANCELED came later (a CI run of the DMA cut
+# above: "ENOLINK=1" and no ECANCELED).
+if [ -f /modules/fl-delay.ko ] &&
+	t_check "reap across a cut: loop (tegra234), framelink-epf, framelink-host up" \
+		fl_start profile=tegra234 "" slots=8 slot_size=65536; then
+	rm -f /tmp/reapcut.ready
+	framelink reap-cut $EDEV /tmp/reapcut.ready >/tmp/reapcut.out 2>&1 &
+	rpid=$!
+	t_check "reap across a cut: 8 frames submitted, REAP waiting" \
+		wait_for 100 test -e /tmp/reapcut.ready
+	t_check "reap across a cut: load fl-delay (fl_q_cancel_submitted, 2 s)" \
+		t_insmod fl-delay func=fl_q_cancel_submitted delay_ms=2000 armed=1
+	t_check "reap across a cut: link down" link_down
+	wait_bounded $rpid 30
+	rrc=$?
+	sed 's/^/# /' /tmp/reapcut.out
+	t_check "reap across a cut: the first REAP gives the 8 frames ECANCELED" \
+		sh -c "[ $rrc -eq 0 ] && grep -q 'first REAP 8 completions, ECANCELED 8' /tmp/reapcut.out"
+	t_check "reap across a cut: unload fl-delay" rmmod fl_delay
+	t_check "reap across a cut: link up" link_up
+	t_check "reap across a cut: tear down and unload" fl_down
+fi
 
 # Frames queued at an unbind are reported, not lost: the endpoint app submits one frame per
 # slot (no host app posts a buffer, so none is taken) and reaps nothing until the function is

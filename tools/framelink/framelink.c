@@ -20,6 +20,7 @@
  *                                          host writing the endpoint's BAR0)
  *   framelink hold DEV READY GO [race|submit] (lab: keep the buffers mapped across a removal,
  *                                          then report SIGBUS vs data per page)
+ *   framelink reap-cut DEV READY          (lab: frames queued, REAP waiting across a link cut)
  *
  * send/recv --verify use a pattern derived from each frame's cookie, so `send --verify` on
  * one end and `recv --verify` on the other check every byte; `recv --crc` checks each frame
@@ -106,6 +107,7 @@ static void usage(FILE *f)
 		"  peek FILE OFFSET LENGTH        hex dump via mmap() (a BAR's sysfs resourceN)\n"
 		"  poke FILE OFFSET VALUE...      lab: 32-bit stores via mmap() from OFFSET on\n"
 		"  hold DEV READY GO [race|submit]  lab: buffers mapped across a removal: SIGBUS?\n"
+		"  reap-cut DEV READY             lab: frames queued, REAP across a link cut\n"
 		"options:\n"
 		"  -d DEV      device (default %s; echo: %s)\n"
 		"  -s SIZE     frame size, K/M suffixes (bench: comma-separated list)\n"
@@ -1641,6 +1643,51 @@ static int cmd_hold(int argc, char **argv)
 	return c.sigbus == pages && rc.sigbus == nrace ? 0 : 1;
 }
 
+/*
+ * Lab helper (tests/vm/68-epf-copy-cut.sh): submit one frame per buffer of DEV (nobody on
+ * the other side takes them), create READY, then wait in REAP (1 s slices, at most 60) while
+ * the test cuts the link. The first REAP that returns something or fails is the verdict:
+ * every frame -ECANCELED, not -ENOLINK while the cancelled frames are still to come. Exit 0
+ * then, 1 otherwise, 2 on bad usage.
+ */
+static int cmd_reap_cut(int argc, char **argv)
+{
+	struct fl_completion *c;
+	struct fl_reap r = { .timeout_ms = 1000 };
+	struct fl_info info;
+	u32 ncancel = 0, i;
+	int fd, ready, err = 0, t;
+
+	if (argc != 4) {
+		fprintf(stderr, "framelink: reap-cut DEV READYFILE\n");
+		return 2;
+	}
+	fd = open(argv[2], O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, FL_IOC_INFO, &info) || hold_submit(fd, &info)) {
+		fprintf(stderr, "framelink: reap-cut %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	c = calloc(info.nbufs, sizeof(*c));
+	ready = c ? open(argv[3], O_WRONLY | O_CREAT | O_CLOEXEC, 0600) : -1;
+	if (ready < 0)
+		return 1;
+	close(ready);
+	r.ptr = (u64)(unsigned long)c;
+	r.max = info.nbufs;
+	for (t = 0; t < 60; t++) {
+		err = ioctl(fd, FL_IOC_REAP, &r) ? errno : 0;
+		if (err || r.count)
+			break;
+	}
+	for (i = 0; !err && i < r.count; i++)
+		ncancel += c[i].status == -ECANCELED;
+	if (err)
+		printf("reap-cut: first REAP %s\n", errname(err));
+	else
+		printf("reap-cut: first REAP %u completions, ECANCELED %u\n", r.count, ncancel);
+	return !err && ncancel == r.count && r.count ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -1681,6 +1728,8 @@ int main(int argc, char **argv)
 		return cmd_poke(argc, argv);
 	if (!strcmp(cmd, "hold"))
 		return cmd_hold(argc, argv);
+	if (!strcmp(cmd, "reap-cut"))
+		return cmd_reap_cut(argc, argv);
 	if (!strcmp(cmd, "stream"))
 		return cmd_stream(argc, argv);
 	if (!strcmp(cmd, "capture"))

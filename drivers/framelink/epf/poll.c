@@ -129,7 +129,6 @@ void fl_engine_stop(struct fl_ep *ep, u32 error)
 	ep->engine = NULL;
 	spin_lock(&ep->q_lock);
 	ep->engine_up = false;
-	ep->link_epoch++;
 	spin_unlock(&ep->q_lock);
 	if (t) {
 		kthread_stop(t);
@@ -139,6 +138,13 @@ void fl_engine_stop(struct fl_ep *ep, u32 error)
 		}
 		fl_q_cancel_submitted(ep);
 	}
+	/*
+	 * Only now, with every cancelled frame queued: a REAP that sees the
+	 * new epoch finds them, and says -ENOLINK only when nothing was queued
+	 */
+	spin_lock(&ep->q_lock);
+	ep->link_epoch++;
+	spin_unlock(&ep->q_lock);
 	mutex_unlock(&ep->life_lock);
 	wake_up_interruptible(&ep->app_wq);
 }
