@@ -52,6 +52,15 @@ module_param(rc_profile, charp, 0444);
 MODULE_PARM_DESC(rc_profile,
 		 "root-complex profile: generic-rc or j784s4 (default: DT \"framelink,rc-profile\", else generic-rc)");
 
+/*
+ * MPS is the root's kernel policy, not a board fact: TI's SDK kernels keep
+ * the default policy (128 on the J784S4), pci=pcie_bus_perf gives 256.
+ */
+static unsigned int rc_mps;
+module_param(rc_mps, uint, 0444);
+MODULE_PARM_DESC(rc_mps,
+		 "Max_Payload_Size the root programs at enumeration: 128..4096, a power of two (default 0: the root profile's)");
+
 /**
  * struct loop_rc_desc - a root-complex profile
  * @name: profile name
@@ -116,13 +125,21 @@ int loop_rc_init(struct pci_epc_loop *loop)
 	loop->rc_intx = p->intx;
 	loop->rc_hotplug = p->hotplug;
 	loop->rc_mps = p->mps;
+	if (rc_mps) {
+		if (rc_mps < 128 || rc_mps > 4096 || !is_power_of_2(rc_mps)) {
+			dev_err(loop->dev, "rc_mps %u: not 128..4096 and a power of two\n",
+				rc_mps);
+			return -EINVAL;
+		}
+		loop->rc_mps = rc_mps;
+	}
 	loop->intx_level = p->intx_level;
 	loop->intx_assert_us = LOOP_INTX_ASSERT_US_DEF;
 	loop->rc_ready_ms = LOOP_RC_READY_MS_DEF;
-	dev_info(loop->dev, "root complex %s: INTx %s, %s, MPS %u\n", p->name,
+	dev_info(loop->dev, "root complex %s: INTx %s, %s, MPS %u%s\n", p->name,
 		 p->intx ? "level" : "none",
 		 p->hotplug ? "link loss removes the function" : "no hot-plug",
-		 p->mps);
+		 loop->rc_mps, rc_mps ? " (rc_mps)" : "");
 	return 0;
 }
 

@@ -3,7 +3,9 @@
 # Check the J784S4 root complex side of framelink (run on the J784S4, as root, after the Orin
 # endpoint is up): rescan, find the framelink function, and give a verdict on the link
 # (speed, width), payload sizes (MPS, MRRS), the driver, the CMA for host buffers and the
-# interrupt vectors. One line per check: PASS, WARN (works, slower or unexpected) or FAIL.
+# interrupt vectors. One line per check: PASS, WARN (works, slower or unexpected) or FAIL;
+# before the payload verdict an "MPS:" line says where the value came from (the kernel's PCIe
+# bus policy, the root port's and the function's settings and what each supports).
 #
 # Usage: j784s4-rc-check.sh [--dry-run] [--no-rescan] [--speed GT/s] [--width N]
 #   --dry-run    do not rescan (print it); read-only checks still run
@@ -72,18 +74,67 @@ else
 		"check the cable, the UPHY lane configuration of the Orin and max-link-speed"
 fi
 
-# payload sizes from lspci -vv (DevCtl: MaxPayload N bytes, MaxReadReq N bytes)
-devctl=$($lspci -vv -s "$bdf" 2>/dev/null | sed -n 's/.*MaxPayload \([0-9]*\) bytes, MaxReadReq \([0-9]*\) bytes.*/\1 \2/p' | tail -n1)
+# payload sizes from lspci -vv (DevCtl: MaxPayload N bytes, MaxReadReq N bytes; DevCap:
+# MaxPayload N bytes, what the device supports)
+devctl_of() {
+	$lspci -vv -s "$1" 2>/dev/null |
+		sed -n 's/.*MaxPayload \([0-9]*\) bytes, MaxReadReq \([0-9]*\) bytes.*/\1 \2/p' | tail -n1
+}
+devcap_of() {
+	$lspci -vv -s "$1" 2>/dev/null | sed -n 's/.*DevCap:.*MaxPayload \([0-9]*\) bytes.*/\1/p' |
+		head -n1
+}
+
+# The kernel's PCIe bus policy sets MPS (drivers/pci/probe.c pci_configure_mps(),
+# pcie_bus_configure_settings()): pci=pcie_bus_* on the command line, else the
+# CONFIG_PCIE_BUS_* choice, else "default" (the function gets its root port's value; the
+# root port keeps what reset or firmware left, 128 on the J784S4 with TI's SDK kernels)
+mps_policy() {
+	pol=$(tr ' ' '\n' <"$root/proc/cmdline" 2>/dev/null |
+		sed -n 's/^pci=.*\(pcie_bus_[a-z0-9]*\).*/\1/p' | tail -n1)
+	[ -n "$pol" ] && { echo "$pol (kernel command line)"; return; }
+	pol=$(sed -n 's/^CONFIG_\(PCIE_BUS_[A-Z0-9]*\)=y$/\1/p' \
+		"$root/boot/config-$(uname -r)" 2>/dev/null | head -n1)
+	[ -n "$pol" ] && { echo "CONFIG_$pol (kernel config)"; return; }
+	echo "default (no pci=pcie_bus_* on the command line)"
+}
+
+devctl=$(devctl_of "$bdf")
 if [ -z "$devctl" ]; then
 	warn "MPS/MRRS unknown (lspci -vv gave no DevCtl; install pciutils, run as root)"
 else
 	mps=${devctl% *} mrrs=${devctl#* }
-	if [ "$mps" -ge 256 ]; then
+	# the root port: the function's parent in the device hierarchy
+	rp=$(basename "$(dirname "$(readlink -f "$dev")")")
+	case $rp in
+	[0-9a-f][0-9a-f][0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f].[0-7]) ;;
+	*) rp='' ;;
+	esac
+	rp_devctl=$([ -z "$rp" ] || devctl_of "$rp")
+	rp_mps=${rp_devctl% *}
+	cap=$(devcap_of "$bdf")
+	rp_cap=$([ -z "$rp" ] || devcap_of "$rp")
+	both=${cap:-0}
+	[ -n "$rp_cap" ] && [ "$rp_cap" -lt "$both" ] && both=$rp_cap
+	policy=$(mps_policy)
+	src="policy $policy; root port ${rp:-?} at ${rp_mps:-?}, supports ${rp_cap:-?}; function supports ${cap:-?}"
+	echo "MPS: $mps bytes ($src)"
+	if [ "$mps" -ge 256 ] || { [ "$both" -gt 0 ] && [ "$mps" -ge "$both" ]; }; then
 		pass "MPS $mps, MRRS $mrrs"
 	else
-		# the J784S4 root port stays at the reset value; 256 needs pci=pcie_bus_perf
-		warn "MPS $mps (the J784S4 default), MRRS $mrrs: pci=pcie_bus_perf on the" \
-			"kernel command line allows 256 (+7% on large frames in the lab's link model)"
+		case $policy in
+		default*|CONFIG_PCIE_BUS_DEFAULT*)
+			advice="boot with pci=pcie_bus_perf for ${both:-256} (root port and function then use the largest both support)" ;;
+		pcie_bus_peer2peer*|CONFIG_PCIE_BUS_PEER2PEER*)
+			advice="the peer2peer policy holds every device at 128; pcie_bus_perf allows ${both:-256}" ;;
+		pcie_bus_tune_off*|CONFIG_PCIE_BUS_TUNE_OFF*)
+			advice="tune_off keeps what firmware set; pcie_bus_perf allows ${both:-256}" ;;
+		*)
+			advice="pcie_bus_perf allows ${both:-256}" ;;
+		esac
+		[ "$both" -gt "$mps" ] || advice="the ends do not say what they support (lspci DevCap); $advice"
+		warn "MPS $mps, MRRS $mrrs: set by the kernel's PCIe bus policy ($policy), not by the" \
+			"board: $advice (+7% on large frames in the lab's link model)"
 	fi
 	[ "$mrrs" -ge 512 ] || warn "MRRS $mrrs < 512: endpoint DMA reads of host memory get slower"
 fi

@@ -140,13 +140,17 @@ else
 	echo "ok - orin: link wait cases # SKIP mknod needs root"
 fi
 
-# A J784S4 with the function at 0000:01:00.0
+# A J784S4 with the function at 0000:01:00.0 below root port 0000:00:00.0; the fake lspci
+# gives each its DevCtl MPS and DevCap MPS from FAKE_MPS="rp_ctl rp_cap fn_ctl fn_cap"
+# (default "128 256 128 256": TI's SDK kernel, default bus policy)
 rc_tree() {
 	local r=$work/rc d
 	rm -rf "$r"
-	d=$r/sys/bus/pci/devices/0000:01:00.0
-	mkdir -p "$d" "$r/sys/bus/pci/drivers/framelink-host" "$r/proc" \
+	d=$r/sys/devices/platform/bus@100000/2900000.pcie/pci0000:00/0000:00:00.0/0000:01:00.0
+	mkdir -p "$d" "$r/sys/bus/pci/devices" "$r/sys/bus/pci/drivers/framelink-host" "$r/proc" \
 		"$r/sys/module/framelink_host/parameters"
+	ln -s "$d" "$r/sys/bus/pci/devices/0000:01:00.0"
+	echo "console=ttyS2,115200n8 root=/dev/mmcblk1p2 rw" >"$r/proc/cmdline"
 	echo 0x10de >"$d/vendor"
 	echo 0x22fe >"$d/device"
 	echo "$1 PCIe" >"$d/current_link_speed"
@@ -159,9 +163,13 @@ rc_tree() {
 	[ "$4" -eq 0 ] || echo " 91:  120  0  ITS-MSI 524288 Edge  framelink0" >"$r/proc/interrupts"
 	cat >"$work/lspci" <<'EOS'
 #!/bin/sh
+# lspci -vv -s BDF
+set -- "$3" ${FAKE_MPS:-128 256 128 256}
+if [ "$1" = 0000:00:00.0 ]; then ctl=$2 cap=$3; else ctl=$4 cap=$5; fi
+echo "		DevCap:	MaxPayload $cap bytes, PhantFunc 0, Latency L0s <64ns, L1 <1us"
 echo "		DevCtl:	CorrErr- NonFatalErr- FatalErr- UnsupReq-"
 echo "			RlxdOrd+ ExtTag+ PhantFunc- AuxPwr- NoSnoop+"
-echo "			MaxPayload 128 bytes, MaxReadReq 512 bytes"
+echo "			MaxPayload $ctl bytes, MaxReadReq 512 bytes"
 EOS
 	chmod +x "$work/lspci"
 	echo "$r"
@@ -171,8 +179,32 @@ r=$(rc_tree 8.0 4 262144 1)
 FL_ROOT=$r FL_LSPCI=$work/lspci "$rc" --dry-run >"$work/out" 2>&1
 expect "j784s4: a good Gen3 x4 set-up passes, MPS 128 is a warning with the fix" 0 $? \
 	'^PASS: framelink function at 0000:01:00.0' '^PASS: link 8.0 GT/s x4' \
-	'^WARN: MPS 128 .*pci=pcie_bus_perf' '^PASS: driver framelink-host bound' \
+	'^WARN: MPS 128,.*pci=pcie_bus_perf' '^PASS: driver framelink-host bound' \
 	'^PASS: CMA 262144 kB for 131072 kB' '^PASS: 1 interrupt vector'
+
+# MPS is the kernel's bus policy, not the board's: the check says which policy set it
+r=$(rc_tree 8.0 4 262144 1)
+FL_ROOT=$r FL_LSPCI=$work/lspci "$rc" --dry-run >"$work/out" 2>&1
+expect "j784s4: MPS 128 under the default policy: value, source and advice" 0 $? \
+	'^MPS: 128 bytes \(policy default .*root port 0000:00:00.0 at 128, supports 256; function supports 256\)' \
+	'^WARN: MPS 128, MRRS 512: set by the kernel.s PCIe bus policy \(default.*boot with pci=pcie_bus_perf for 256'
+r=$(rc_tree 8.0 4 262144 1)
+echo "console=ttyS2 pci=pcie_bus_perf" >"$r/proc/cmdline"
+FAKE_MPS="256 256 256 256" FL_ROOT=$r FL_LSPCI=$work/lspci "$rc" --dry-run >"$work/out" 2>&1
+expect "j784s4: pci=pcie_bus_perf, both ends at 256: PASS, the command line named" 0 $? \
+	'^MPS: 256 bytes \(policy pcie_bus_perf \(kernel command line\); root port 0000:00:00.0 at 256' \
+	'^PASS: MPS 256, MRRS 512'
+r=$(rc_tree 8.0 4 262144 1)
+echo "pci=realloc,pcie_bus_peer2peer" >"$r/proc/cmdline"
+FL_ROOT=$r FL_LSPCI=$work/lspci "$rc" --dry-run >"$work/out" 2>&1
+expect "j784s4: pci=pcie_bus_peer2peer holds 128: WARN that names it" 0 $? \
+	'^WARN: MPS 128, .*policy \(pcie_bus_peer2peer \(kernel command line\)\).*peer2peer policy holds every device at 128'
+r=$(rc_tree 8.0 4 262144 1)
+FAKE_MPS="128 128 128 256" FL_ROOT=$r FL_LSPCI=$work/lspci "$rc" --dry-run >"$work/out" 2>&1
+expect "j784s4: a root port that supports only 128: 128 is the best, PASS" 0 $? \
+	'^PASS: MPS 128, MRRS 512'
+if grep -q '^WARN: MPS' "$work/out"; then nok "j784s4: no MPS warning when 128 is all both support"
+else ok "j784s4: no MPS warning when 128 is all both support"; fi
 
 r=$(rc_tree 5.0 2 0 0)
 FL_ROOT=$r FL_LSPCI=$work/lspci "$rc" --dry-run >"$work/out" 2>&1

@@ -104,19 +104,27 @@ hstat() { fl_stat $HDEV "$1"; }
 streaming() { alive $1 && [ "$(hstat rx_frames)" -gt $2 ]; }
 link_back() { echo up >$LOOPDBG/link && wait_for 100 test -c $HDEV; }
 
-# PAIRS: endpoint profile:root profile (61-framelink-j784s4.sh sets its own)
+# PAIRS: endpoint profile:root profile[:MPS] (61-framelink-j784s4.sh sets its own; MPS: the
+# root's pci-epc-loop rc_mps, else the root profile's)
 for pair in ${PAIRS:-tegra234:generic-rc tegra234-edma:generic-rc generic:generic-rc}; do
 	p=${pair%%:*}
 	rc=${pair#*:}
+	mps=
+	case $rc in *:*) mps=${rc#*:} rc=${rc%%:*} ;; esac
 	[ "$rc" = generic-rc ] || p=$p+$rc
+	[ -z "$mps" ] || p=$p+mps$mps
 	# a root with hot-plug removes the function (REAP ENODEV); the J784S4 keeps it and the
 	# host's queue stays stopped while the endpoint is gone (REAP ENOLINK: issue 8 item 2)
 	host_end=ENODEV
 	[ "$rc" = j784s4 ] && host_end=ENOLINK
-	if ! t_check "$p: loop, framelink-epf, framelink-host up" fl_up ${pair%%:*} $rc; then
+	if ! t_check "$p: loop, framelink-epf, framelink-host up" \
+		fl_up ${pair%%:*} "$rc${mps:+ rc_mps=$mps}"; then
 		fl_down >/dev/null 2>&1
 		continue
 	fi
+	[ -z "$mps" ] || t_check "$p: the root programmed MPS $mps, the host reports it" \
+		sh -c "dmesg | grep 'framelink-host .*: link .*, MPS [0-9]* ' | tail -n1 |
+			grep -q ', MPS $mps (supported'"
 	t_run_tap "kselftest.$p" framelink_test
 	# without a link-down event (before 6.4) the endpoint sees the cut as failed DMA
 	cut_errs="ECANCELED|ENOLINK$([ $FL_LINKDOWN_EVENT = 1 ] || echo '|EIO')"
