@@ -38,7 +38,8 @@ MODULE_PARM_DESC(links,
  * @name: profile name
  * @msi_capable: offer MSI to EPFs
  * @msix_capable: offer MSI-X to EPFs
- * @align: BAR / outbound window alignment
+ * @align: epc_features align (BAR and outbound window alignment EPFs see)
+ * @win_page: outbound window page size (the controller's iATU granule)
  * @bar: per-BAR constraints
  * @dma_from_dt: dmaengine channels per direction from DT "dma-channels"
  * @dma_rd: read channels when not @dma_from_dt (0 with @dma_wr 0: no dmaengine)
@@ -56,6 +57,7 @@ struct loop_profile_desc {
 	bool msi_capable;
 	bool msix_capable;
 	size_t align;
+	size_t win_page;
 	struct fl_epc_bar_caps bar[PCI_STD_NUM_BARS];
 	bool dma_from_dt;
 	u8 dma_rd;
@@ -88,6 +90,7 @@ static const struct loop_profile_desc loop_profiles[] = {
 		.msi_capable = true,
 		.msix_capable = true,
 		.align = SZ_4K,
+		.win_page = SZ_4K,
 		.dma_from_dt = true,
 		.msi_first = 1,
 	},
@@ -101,6 +104,7 @@ static const struct loop_profile_desc loop_profiles[] = {
 	[LOOP_PROFILE_TEGRA234] = {
 		.name = "tegra234",
 		.align = SZ_64K,
+		.win_page = SZ_64K,
 		.bar = LOOP_TEGRA234_BARS,
 		.perst = true,
 		.msi_first = 1,
@@ -114,6 +118,7 @@ static const struct loop_profile_desc loop_profiles[] = {
 	[LOOP_PROFILE_TEGRA234_EDMA] = {
 		.name = "tegra234-edma",
 		.align = SZ_64K,
+		.win_page = SZ_64K,
 		.bar = LOOP_TEGRA234_BARS,
 		.dma_rd = LOOP_T234_EDMA_RD,
 		.dma_wr = LOOP_T234_EDMA_WR,
@@ -124,13 +129,16 @@ static const struct loop_profile_desc loop_profiles[] = {
 	/*
 	 * NVIDIA's JetPack kernel: dw_pcie_ep_deinit_notify() first thing in
 	 * pex_ep_event_pex_rst_assert(); MSI raised as BIT(num), num <= 31
-	 * (0-based); MSI-X offered (issue 7); eDMA only through NVIDIA's
-	 * tegra-pcie-edma library, not dmaengine.
+	 * (0-based); msi_capable and msix_capable false in JetPack 6's and
+	 * 7's epc_features (issue 7 had MSI-X offered; issue 26 follows the
+	 * sources); no align in JetPack 6's epc_features, SZ_64K in JetPack
+	 * 7's, the window page SZ_64K in both (ep->page_size); eDMA only
+	 * through NVIDIA's tegra-pcie-edma library, not dmaengine.
 	 */
 	[LOOP_PROFILE_JETPACK] = {
 		.name = "jetpack",
-		.msix_capable = true,
-		.align = SZ_64K,
+		.align = FL_NV_EPC_CORE_JP7 ? SZ_64K : 0,
+		.win_page = SZ_64K,
 		.bar = LOOP_TEGRA234_BARS,
 		.perst = true,
 		.deinit_at_assert = true,
@@ -265,6 +273,7 @@ static int loop_parse_profile(struct pci_epc_loop *loop)
 	f->msi_capable = p->msi_capable;
 	f->msix_capable = p->msix_capable;
 	f->align = p->align;
+	loop->win_page = p->win_page;
 	fl_epc_set_bar_features(f, p->bar);
 	loop->features = f;
 	loop->perst_model = p->perst;
@@ -399,7 +408,7 @@ static int loop_probe(struct platform_device *pdev)
 	loop->epc->max_functions = LOOP_MAX_FUNCS;
 
 	ret = pci_epc_mem_init(loop->epc, loop->win_phys, LOOP_WIN_SIZE,
-			       loop->features->align);
+			       loop->win_page);
 	if (ret) {
 		dev_err(dev, "cannot init outbound window: %d\n", ret);
 		goto err_epc;

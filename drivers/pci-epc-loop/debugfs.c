@@ -236,6 +236,7 @@ void loop_debugfs_init(struct pci_epc_loop *loop)
 	loop_perst_debugfs_init(loop, d);
 	loop_dma_debugfs_init(loop, d);
 	loop_rc_debugfs_init(loop, d);
+	loop_intr_debugfs_init(loop, d);
 	loop_win_init(loop, d);
 	loop_nvedma_init(loop, d);
 	loop_hostile_init(loop, d);

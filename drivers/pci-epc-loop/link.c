@@ -55,17 +55,14 @@ static void loop_linkup_hardirq(struct irq_work *work)
  * through the atomic notifier, JetPack 7 through event_ops->link_up): so does
  * the jetpack profile on a kernel with NVIDIA's endpoint core. Mainline's
  * core takes mutexes in pci_epc_linkup() (its Tegra driver calls it from the
- * IRQ thread since 6.4), so elsewhere it is called from here, process context.
- * The call returns once EPFs were told, so the root enumerates after it.
+ * IRQ thread since 6.4), so elsewhere it is called from process context.
+ * Either way it waits while the eDMA library holds the controller's line
+ * off (intr.c), and returns once EPFs were told, so the root enumerates
+ * after it.
  */
 static void loop_link_notify_up(struct pci_epc_loop *loop)
 {
-	if (!loop->linkup_hardirq) {
-		pci_epc_linkup(loop->epc);
-		return;
-	}
-	irq_work_queue(&loop->linkup_irq_work);
-	irq_work_sync(&loop->linkup_irq_work);
+	loop_intr_linkup(loop, loop->linkup_hardirq);
 }
 
 /**
@@ -257,6 +254,7 @@ int loop_link_init(struct pci_epc_loop *loop)
 	INIT_WORK(&loop->link_down_work, loop_link_down_work);
 	INIT_WORK(&loop->bme_work, loop_bme_work);
 	loop->linkup_irq_work = IRQ_WORK_INIT_HARD(loop_linkup_hardirq);
+	loop_intr_init(loop);
 	loop->link_wq = alloc_ordered_workqueue("%s-link", WQ_MEM_RECLAIM,
 						dev_name(loop->dev));
 	return loop->link_wq ? 0 : -ENOMEM;

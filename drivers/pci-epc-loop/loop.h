@@ -238,6 +238,26 @@ struct loop_stats {
 };
 
 /**
+ * struct loop_intr - the controller's interrupt line (intr.c)
+ * @lock: protects every field below but @wq
+ * @off: disable depth: the eDMA library's interrupt thread is running
+ * @linkup_pending: a link up waits for the line
+ * @off_since_ns: when the line went off
+ * @off_max_ns: longest time the line was off
+ * @linkup_held: link ups that had to wait for the line
+ * @wq: link-up raisers waiting for the line
+ */
+struct loop_intr {
+	spinlock_t lock; /* off, linkup_pending, the times and counts */
+	unsigned int off;
+	bool linkup_pending;
+	u64 off_since_ns;
+	u64 off_max_ns;
+	u64 linkup_held;
+	wait_queue_head_t wq;
+};
+
+/**
  * struct pci_epc_loop - the loopback link
  * @dev: the platform device
  * @index: which link of the machine (DT "framelink,link"), < LOOP_MAX_LINKS
@@ -433,10 +453,14 @@ struct pci_epc_loop {
 	bool linkup_hardirq;
 	/** @linkup_irq_work: runs pci_epc_linkup() in hard IRQ context */
 	struct irq_work linkup_irq_work;
+	/** @intr: the controller's interrupt line (intr.c) */
+	struct loop_intr intr;
 	/** @msi_first: MSI number raise_irq maps to the first vector (1, JetPack 0) */
 	u8 msi_first;
 	/** @msix_raw: MSI-X numbers are 0-based table entries (Tegra doorbell) */
 	bool msix_raw;
+	/** @win_page: outbound window page size (the iATU granule) */
+	size_t win_page;
 	/** @perst_lock: serialises PERST# transitions */
 	struct mutex perst_lock; /* perst_line, perst_inited, perst_on writes */
 	/** @perst_line: the root complex holds PERST# asserted */
@@ -594,6 +618,13 @@ int loop_win_map(struct pci_epc_loop *loop, u8 func_no, phys_addr_t addr, u64 pc
 		 size_t size);
 void loop_win_unmap(struct pci_epc_loop *loop, phys_addr_t addr);
 void loop_win_init(struct pci_epc_loop *loop, struct dentry *dir);
+/* intr.c: the controller's interrupt line (link up, eDMA library) */
+void loop_intr_init(struct pci_epc_loop *loop);
+void loop_intr_disable(struct pci_epc_loop *loop);
+void loop_intr_enable(struct pci_epc_loop *loop);
+void loop_intr_linkup(struct pci_epc_loop *loop, bool hardirq);
+void loop_intr_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir);
+
 /* nvedma.c: NVIDIA eDMA library interface (jetpack profile) */
 void loop_nvedma_init(struct pci_epc_loop *loop, struct dentry *dir);
 void loop_nvedma_link_down(struct pci_epc_loop *loop);

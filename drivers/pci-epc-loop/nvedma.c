@@ -22,7 +22,9 @@
  *   order with the CPU (64 KiB chunks), paced by the link model.
  * - The interrupt thread: one ordered work item retires completed slots and
  *   calls the callbacks, serialised across channels like the library's
- *   threaded irq handler; callbacks may sleep and may submit again.
+ *   threaded irq handler; callbacks may sleep and may submit again. The
+ *   controller's shared interrupt line is off meanwhile (intr.c): a link up
+ *   waits for the last callback. Each callback is timed (state: cb_max_us).
  * - fail_dma makes the next descriptor fail as a hardware error would: the
  *   library's abort interrupt path (all channels of that direction: done
  *   submits SUCCESS, the rest ABORT, rings reset, engine re-enabled).
@@ -182,6 +184,7 @@ struct nvedma {
  * @stall_wq: woken when @stall changes or an engine is halted
  * @submit_ret: submits by return status
  * @cb: callbacks by status
+ * @cb_max_ns: longest a client's callback ran
  * @cb_dropped: pending callbacks stop/deinit never called (@quirk_drop)
  * @bytes: bytes moved
  * @lost_bytes: bytes "moved" while the endpoint had no link (not copied)
@@ -199,6 +202,7 @@ struct loop_nvedma {
 	wait_queue_head_t stall_wq;
 	atomic64_t submit_ret[NVEDMA_NSTATUS];
 	atomic64_t cb[NVEDMA_NSTATUS];
+	atomic64_t cb_max_ns;
 	atomic64_t cb_dropped;
 	atomic64_t bytes;
 	atomic64_t lost_bytes;
@@ -402,6 +406,15 @@ static void nvedma_count_cb(struct nvedma *ne, edma_xfer_status_t st)
 	atomic64_inc(&ne->ln->cb[st]);
 }
 
+/* A client's callback ran @ns: keep the longest (framelink's must stay short) */
+static void nvedma_time_cb(struct nvedma *ne, s64 ns)
+{
+	s64 old = atomic64_read(&ne->ln->cb_max_ns);
+
+	while (ns > old && !atomic64_try_cmpxchg(&ne->ln->cb_max_ns, &old, ns))
+		;
+}
+
 /*
  * Retire slots up to @idx (the library's process_r_idx): each slot that
  * ends an ASYNC submit gets its callback with @st, without idx_lock held so
@@ -411,6 +424,7 @@ static void nvedma_retire(struct nvedma_chan *ch, edma_xfer_status_t st,
 			  u32 idx)
 {
 	u32 n = 0;
+	u64 t0;
 
 	spin_lock(&ch->idx_lock);
 	while (ch->r_idx != idx && n++ < ch->desc_sz) {
@@ -427,7 +441,9 @@ static void nvedma_retire(struct nvedma_chan *ch, edma_xfer_status_t st,
 
 		spin_unlock(&ch->idx_lock);
 		nvedma_count_cb(ch->ne, st);
+		t0 = ktime_get_ns();
 		complete(priv, st, NULL);
+		nvedma_time_cb(ch->ne, ktime_get_ns() - t0);
 		spin_lock(&ch->idx_lock);
 	}
 	spin_unlock(&ch->idx_lock);
@@ -520,12 +536,17 @@ static void nvedma_abort_dir(struct nvedma *ne, edma_xfer_type_t type)
 	}
 }
 
+/*
+ * The library's interrupt thread: its hard handler disabled the controller's
+ * shared line, which stays off until the callbacks are done (intr.c).
+ */
 static void nvedma_irq_work(struct work_struct *work)
 {
 	struct nvedma *ne = container_of(work, struct nvedma, irq_work);
 	edma_xfer_type_t type;
 	unsigned int i;
 
+	loop_intr_disable(ne->loop);
 	for (type = EDMA_XFER_WRITE; type <= EDMA_XFER_READ; type++) {
 		if (!(ne->ch_init & BIT(type)))
 			continue;
@@ -541,6 +562,7 @@ static void nvedma_irq_work(struct work_struct *work)
 				nvedma_ch_irq(ch);
 		}
 	}
+	loop_intr_enable(ne->loop);
 }
 
 /*
@@ -1092,6 +1114,7 @@ static int nvedma_state_show(struct seq_file *s, void *unused)
 		seq_printf(s, "cb_%s %lld\n", nvedma_status_name[i],
 			   atomic64_read(&ln->cb[i]));
 	seq_printf(s, "cb_dropped %lld\n", atomic64_read(&ln->cb_dropped));
+	seq_printf(s, "cb_max_us %lld\n", div_s64(atomic64_read(&ln->cb_max_ns), NSEC_PER_USEC));
 	seq_printf(s, "bytes %lld\n", atomic64_read(&ln->bytes));
 	seq_printf(s, "lost_bytes %lld\n", atomic64_read(&ln->lost_bytes));
 	seq_printf(s, "hw_aborts %lld\n", atomic64_read(&ln->hw_aborts));

@@ -317,6 +317,12 @@ static inline bool fl_compat_init_by_event(const struct pci_epc_features *f)
 #else
 #define FL_NV_EPC_CORE		0
 #endif
+/* JetPack 7's core (NVIDIA's 6.8) also has link_down; JetPack 6's does not */
+#if defined(FL_HAVE_EVENT_CORE_DEINIT) && defined(FL_HAVE_EVENT_LINK_DOWN)
+#define FL_NV_EPC_CORE_JP7	1
+#else
+#define FL_NV_EPC_CORE_JP7	0
+#endif
 
 /*
  * pci_dev_set_disconnected() is private to the PCI core (drivers/pci/pci.h, every version):

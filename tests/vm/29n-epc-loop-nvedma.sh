@@ -8,7 +8,8 @@
 # hardware abort path (fail_dma) for async and sync channels, stop/deinit with transfers outstanding (ABORT / DEINIT, later
 # submits refused) with the JetPack 6 dropped-callback quirk on (default) and off, link down
 # (SUCCESS reported, nothing copied, host memory untouched), the link model pacing the engine,
-# and initialize refused without a device node and on a non-jetpack profile.
+# a slow callback holding a link up (the controller's line off while callbacks run), and
+# initialize refused without a device node and on a non-jetpack profile.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 
@@ -31,6 +32,9 @@ cbs() { awk -v k="cb_$1" '$1 == k { print $2 }' $NT/summary; }
 nvs() { awk -v k="$1" '$1 == k { print $2 }' $NV/state; }
 # For wait_for, which re-runs a command (not a pre-expanded test): counters read each time.
 cbs_eq() { test "$(cbs $1)" -eq "$2"; }
+cbs_gt() { test "$(cbs $1)" -gt "$2"; }
+istat() { awk -v k="$1" '$1 == k { print $2 }' $LOOPDBG/intr; }
+istat_gt() { test "$(istat $1)" -gt "$2"; }
 nvs_gt() { test "$(nvs $1)" -gt "$2"; }
 # rec_is ID "st S cb C VERDICT": the record of submit ID ends like that
 rec_is() { grep -q "^$1 .* $2\$" $NT/records; }
@@ -233,6 +237,24 @@ t_check "$T: link up again" sh -c "echo up >$LOOPDBG/link"
 t_check "$T: host driver bound again" wait_for 100 test -c $DEV
 nt xfer write 0 1 65536 0
 t_check "$T: after link up: data moves again" wait_for 100 rec_is 4 "st 0 cb 0 moved"
+
+# --- the controller's line: the library's interrupt thread runs the callbacks with the shared
+# line disabled (intr.c), so a slow callback holds a link up until it returns. This slow
+# callback (1.5 s) is also the control of 70's bound on framelink's callback time.
+held0=$(istat linkup_held)
+e0=$(cbs entered)
+nt slowcb 1500
+nt xfer write 0 1 4096 0
+t_check "$T: slowcb: a 1.5 s callback is running" wait_for 50 cbs_gt entered "$e0"
+t_check "$T: slowcb: link down meanwhile" sh -c "echo down >$LOOPDBG/link"
+t_check "$T: slowcb: link up raised while the line is off" sh -c "echo up >$LOOPDBG/link"
+t_check "$T: slowcb: the link up waited for the line" wait_for 50 istat_gt linkup_held "$held0"
+t_check "$T: slowcb: host driver bound after the callback" wait_for 100 test -c $DEV
+nt slowcb 0
+t_check "$T: slowcb: its callback completed" wait_for 50 rec_is 5 "st 0 cb 0 moved"
+sed 's/^/# /' $LOOPDBG/intr
+t_check "$T: slowcb: the line was off >= 1.4 s" test "$(istat off_max_us)" -ge 1400000
+t_check "$T: slowcb: the callback timed >= 1.4 s (cb_max_us)" test "$(nvs cb_max_us)" -ge 1400000
 sed 's/^/# /' $NV/state
 nt deinit
 

@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # 60-framelink-e2e.sh on the JetPack 6 endpoint profile (deinit at PERST# assert, 0-based MSI
-# vectors, MSI-X offered, no dmaengine channels: the CPU path) under the generic root; the
-# J784S4 root's jetpack run is in 61-framelink-j784s4.sh (it shares that file's expected
-# failures). Then: does the host get the endpoint's interrupts? Mainline numbers
-# pci_epc_raise_irq() vectors from 1, JetPack from 0 (MSI BIT(n), MSI-X entry n): a raise of
+# vectors, no MSI-X (as JetPack's epc_features), no dmaengine channels: the CPU path) under the
+# generic root; the J784S4 root's jetpack run is in 61-framelink-j784s4.sh (it shares that
+# file's expected failures). Then: does the host get the endpoint's interrupts? Mainline
+# numbers pci_epc_raise_irq() vectors from 1, JetPack from 0 (MSI BIT(n)): a raise of
 # number 1 lands on the host's second vector, which framelink-host does not listen to. The
 # interrupt self-test at enable (FL_F_IRQ_TEST, 66-irq-selftest.sh) finds the numbering;
 # tegra234 (mainline numbering) is the control.

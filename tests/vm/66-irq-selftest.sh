@@ -4,8 +4,8 @@
 # interrupt with number 1, then 0, and keeps the first the host's handler acknowledges in
 # fl_bar_doorbell.irq_test; neither acknowledged: the endpoint raises none and the host says
 # so and polls. Profiles (generic root):
-#  - jetpack: MSI-X entry n for number n (0-based, NVIDIA's pcie-tegra194.c): number 0 is kept,
-#    the stream gets interrupts and no safety-timer wake-up;
+#  - jetpack: MSI vector n for number n (BIT(n), 0-based, NVIDIA's pcie-tegra194.c; no MSI-X
+#    offered): number 0 is kept, the stream gets interrupts and no safety-timer wake-up;
 #  - tegra234: MSI number n is vector n-1 (mainline): number 1 acknowledged, no retry;
 #  - tegra234 with every interrupt dropped (debugfs drop_irq): the clear message on both
 #    sides, FL_IOC_INFO says "poll", frames still flow, no interrupt is counted.

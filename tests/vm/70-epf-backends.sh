@@ -78,6 +78,15 @@ if t_check "B: jetpack up" up jetpack $XO; then
 		test $((b1 - b0)) -ge 167772160
 	t_check "B: every frame went by DMA ($((d1 - d0)) >= 40)" test $((d1 - d0)) -ge 40
 	t_check "B: no submit refused" test "$(nvstat submit_fail_nomem)" = 0
+	# The library calls framelink's callback in its interrupt thread with the controller's
+	# shared line off (nvedma.c, intr.c): it must stay short. Wall time of the longest of
+	# these callbacks, preemption of the TCG guest included (448 us on 2026-12-03); the bound
+	# (10 ms) leaves room for a slowed host, not for a callback that sleeps or copies a frame.
+	# 29n's slow callback (1.5 s) is the control that misses it.
+	cbmax=$(nvstat cb_max_us)
+	echo "# B: longest framelink callback ${cbmax:-?} us; line: $(tr '\n' ' ' <$LOOPDBG/intr)"
+	t_check "B: framelink's eDMA callback stays short (${cbmax:-?} us < 10000 us)" \
+		test "${cbmax:-10000}" -lt 10000
 fi
 t_check "B: tear down" fl_down
 

@@ -18,11 +18,14 @@
  *                                  OFF: byte offset in both buffers; same:
  *                                  every descriptor on the same SIZE bytes
  *            stop | deinit | reset                  reset forgets records
+ *            slowcb MS                              each later callback sleeps
+ *                                  MS ms (a slow client: 0 ends it)
  *            snap OFF LEN                           hash of host bytes
  *   result   outcome of the last command
  *   records  one line per submit: id, submit status, callback status
  *            (-1: none yet), content verdict (moved / untouched / partial)
- *   summary  callback counters
+ *   summary  callback counters; cb_entered counts callbacks begun, so a
+ *            test can wait until a slow one is running
  *
  * Copyright (C) 2026 The framelink authors
  */
@@ -31,6 +34,7 @@
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/io.h>
 #include <linux/mm.h>
@@ -95,6 +99,8 @@ struct nt_record {
  * @rec: submits so far
  * @nrec: used entries of @rec
  * @cbs: callbacks by status
+ * @cb_entered: callbacks begun (a slow one is running once it counts)
+ * @slowcb_ms: each callback sleeps this long first (slowcb: a slow client)
  * @result: outcome of the last command
  * @dir: debugfs directory
  */
@@ -107,6 +113,8 @@ struct nt_state {
 	struct nt_record rec[NT_MAX_RECORDS];
 	unsigned int nrec;
 	atomic_t cbs[EDMA_XFER_DEINIT + 1];
+	atomic_t cb_entered;
+	unsigned int slowcb_ms;
 	char result[64];
 	struct dentry *dir;
 };
@@ -146,6 +154,9 @@ static void nt_complete(void *priv, edma_xfer_status_t status,
 {
 	struct nt_record *r = priv;
 
+	atomic_inc(&nt.cb_entered);
+	if (READ_ONCE(nt.slowcb_ms))
+		msleep(READ_ONCE(nt.slowcb_ms));
 	if (desc)
 		pr_err("record %u: callback with a descriptor\n", r->id);
 	atomic_set(&r->verdict, nt_judge(r));
@@ -326,6 +337,12 @@ static int nt_command(char *buf)
 		mutex_lock(&nt.lock);
 		return n;
 	}
+	if (sscanf(buf, "slowcb %u", &v[0]) == 1) {
+		if (v[0] > 10000)
+			return -EINVAL;
+		WRITE_ONCE(nt.slowcb_ms, v[0]);
+		return 0;
+	}
 	if (sscanf(buf, "snap %u %u", &v[0], &v[1]) == 2) {
 		if ((u64)v[0] + v[1] > buf_size)
 			return -EINVAL;
@@ -350,6 +367,7 @@ static int nt_command(char *buf)
 		nt.nrec = 0;
 		for (n = 0; n <= EDMA_XFER_DEINIT; n++)
 			atomic_set(&nt.cbs[n], 0);
+		atomic_set(&nt.cb_entered, 0);
 		return 0;
 	}
 	return -EINVAL;
@@ -417,6 +435,7 @@ static int nt_summary_show(struct seq_file *s, void *unused)
 		total += atomic_read(&nt.cbs[i]);
 	}
 	seq_printf(s, "cb_total %u\n", total);
+	seq_printf(s, "cb_entered %d\n", atomic_read(&nt.cb_entered));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nt_summary);
