@@ -59,8 +59,12 @@ kill $echo_pid
 wait $echo_pid 2>/dev/null
 rate=$(awk -v a="$cr" -v b="$cw" -v e="${ce:-0}" 'BEGIN { c = (a < b ? a : b) / 4
 	if (e > 0 && e / 2 < c) c = e / 2; r = int(c * 8000); print (r > 8000 ? 8000 : r) }')
+# Floor 40 Mbit/s: an 8 MiB frame then crosses each way in 1.7 s, inside the bench's 5 s
+# per-frame wait. A slower VM (a loaded machine: the echo at 1 MiB measured 0.018 GB/s, 72
+# Mbit/s, beside stress-ng --cpu 1 on 2026-12-03, where the floor was 80) still gets a model
+# that is the limit; below 40 the demo says the VM is too slow instead of timing out.
 t_check "demo: link model on at $rate Mbit/s (copy h2e $cr, e2h $cw, echo ${ce:-?} GB/s)" \
-	sh -c "test $rate -ge 80 && echo $rate >$LOOPDBG/rate_mbps"
+	sh -c "test $rate -ge 40 && echo $rate >$LOOPDBG/rate_mbps"
 model() { awk -v k="$1" '$1 == k { print $2 }' $LOOPDBG/link_model; }
 # ceil DIR: the modelled ceiling of a direction in GB/s (rate/8 x payload/(payload+overhead))
 ceil() {
