@@ -183,8 +183,9 @@ if t_check "queued at unbind: loop (tegra234), framelink-epf, framelink-host up"
 	sed 's/^/# /' /tmp/hold.out
 	t_check "queued at unbind: REAP gives 8 frames ECANCELED, then ENODEV" \
 		grep -q 'reaped ECANCELED 8 other 0, then reap ENODEV' /tmp/hold.out
-	t_check "queued at unbind: every slot page faults (SIGBUS), the tool agrees" \
-		sh -c "[ $hrc -eq 0 ] || ! grep -q 'intact 0 changed 0;' /tmp/hold.out"
+	echo "# hold exit $hrc"
+	t_check "queued at unbind: every slot page faults (SIGBUS), none returns data" \
+		grep -q ' intact 0 changed 0;' /tmp/hold.out
 	fl_bind
 	t_check "queued at unbind: tear down and unload" fl_down
 fi
