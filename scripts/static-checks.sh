@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# checkpatch --strict --no-tree on every C file and header of the project.
+# checkpatch --strict --no-tree on every C file and header of the project, then the uapi
+# header as the kernel's usr/include header test compiles it (C90, included twice).
 # Usage: static-checks.sh KDIR   (the kernel tree whose checkpatch.pl is used)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,3 +22,11 @@ if [ -n "$out" ]; then
 	exit 1
 fi
 echo "checkpatch --strict: ${#files[@]} files clean"
+
+# usr/include's test: -std=c90 -Wall, -fsyntax-only, the header included twice; here
+# also -pedantic-errors -Werror (no C11 static_assert, no // comments, no flexible arrays)
+for h in include/uapi/linux/*.h; do
+	gcc -std=c90 -Wall -Werror -pedantic-errors -fsyntax-only -I include/uapi -x c /dev/null \
+		-include "$h" -include "$h" || { echo "uapi: $h is not C90"; exit 1; }
+done
+echo "uapi headers: C90 clean"

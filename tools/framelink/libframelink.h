@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/framelink.h>
+#include <framelink/abi-check.h>
 
 /* the kernel's short names, as tools/include does (u64 is unsigned long long: %llu) */
 typedef __u64 u64;

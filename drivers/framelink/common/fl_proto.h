@@ -13,6 +13,7 @@
 #include <linux/log2.h>
 #include <linux/types.h>
 #include <uapi/linux/framelink.h>
+#include <framelink/abi-check.h>
 
 /**
  * fl_ring_used() - entries between a consumer and a producer index

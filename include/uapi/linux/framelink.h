@@ -717,6 +717,11 @@ struct fl_import {
 	__u64 reserved[2];
 };
 
+/*
+ * ioctl type 0xB9, numbers 0x00-0x07 (0x08-0x1F kept for framelink): free in
+ * Documentation/userspace-api/ioctl/ioctl-number.rst of 6.12 and 7.3, where an upstream
+ * submission registers "0xB9  00-1F  uapi/linux/framelink.h".
+ */
 #define FL_IOC_MAGIC		0xB9
 #define FL_IOC_INFO		_IOR(FL_IOC_MAGIC, 0x00, struct fl_info)
 #define FL_IOC_SUBMIT		_IOWR(FL_IOC_MAGIC, 0x01, struct fl_batch)
@@ -727,69 +732,10 @@ struct fl_import {
 #define FL_IOC_IMPORT		_IOWR(FL_IOC_MAGIC, 0x06, struct fl_import)
 #define FL_IOC_UNIMPORT		_IOW(FL_IOC_MAGIC, 0x07, struct fl_import)
 
-/* Every size and offset above is ABI: checked wherever this header is compiled. */
-#ifdef __KERNEL__
-#include <linux/build_bug.h>
-#include <linux/stddef.h>
-#define FL_ABI_ASSERT(e)	static_assert(e)
-#else
-#include <assert.h>
-#include <stddef.h>
-#define FL_ABI_ASSERT(e)	static_assert(e, #e)
-#endif
-
-FL_ABI_ASSERT(sizeof(struct fl_bar_header) == 256);
-FL_ABI_ASSERT(sizeof(struct fl_bar_ctrl) == 256);
-FL_ABI_ASSERT(sizeof(struct fl_bar_status) == 256);
-FL_ABI_ASSERT(sizeof(struct fl_bar_doorbell) == 256);
-FL_ABI_ASSERT(sizeof(struct fl_bar_header) + FL_BAR_HEADER_OFFSET == FL_BAR_CTRL_OFFSET);
-FL_ABI_ASSERT(sizeof(struct fl_bar_ctrl) + FL_BAR_CTRL_OFFSET == FL_BAR_STATUS_OFFSET);
-FL_ABI_ASSERT(sizeof(struct fl_bar_status) + FL_BAR_STATUS_OFFSET == FL_BAR_DOORBELL_OFFSET);
-FL_ABI_ASSERT(sizeof(struct fl_bar_doorbell) + FL_BAR_DOORBELL_OFFSET <= FL_BAR_RINGS_OFFSET);
-FL_ABI_ASSERT(offsetof(struct fl_bar_header, features) == 8);
-FL_ABI_ASSERT(offsetof(struct fl_bar_header, ep_slots) == 40);
-FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, cq_addr) == 8);
-FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, features) == 16);
-FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, irq_vectors) == 28);
-FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, cq_event) == 12);
-FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, irq_ack) == 16);
-FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, irq_test) == 20);
-FL_ABI_ASSERT(offsetof(struct fl_bar_status, irq_test) == 12);
-FL_ABI_ASSERT(offsetof(struct fl_stats, safety_wakeups) == 96);
-FL_ABI_ASSERT(sizeof(struct fl_tx_desc) == 32);
-FL_ABI_ASSERT(offsetof(struct fl_tx_desc, cookie) == 16);
-FL_ABI_ASSERT(offsetof(struct fl_tx_desc, seq) == 28);
-FL_ABI_ASSERT(sizeof(struct fl_rx_desc) == 16);
-FL_ABI_ASSERT(sizeof(struct fl_host_status) == FL_HOST_CQ_OFFSET);
-FL_ABI_ASSERT(offsetof(struct fl_host_status, e2h_pending) == 4);
-FL_ABI_ASSERT(offsetof(struct fl_host_status, irq_seq) == 8);
-FL_ABI_ASSERT(offsetof(struct fl_host_status, irq_prod) == 12);
-FL_ABI_ASSERT(sizeof(struct fl_cqe) == 64);
-FL_ABI_ASSERT(offsetof(struct fl_cqe, kind) == 8);
-FL_ABI_ASSERT(offsetof(struct fl_cqe, cookie) == 24);
-FL_ABI_ASSERT(offsetof(struct fl_cqe, ts_dma_done) == 40);
-/* Both rings at their largest fit in BAR0. */
-FL_ABI_ASSERT(FL_BAR_RINGS_OFFSET + FL_RING_MAX_ENTRIES *
-	      (sizeof(struct fl_tx_desc) + sizeof(struct fl_rx_desc)) <= FL_BAR_SIZE);
-FL_ABI_ASSERT(sizeof(struct fl_info) == 128);
-FL_ABI_ASSERT(offsetof(struct fl_info, link_speed) == 56);
-FL_ABI_ASSERT(offsetof(struct fl_info, crossover_how) == 80);
-FL_ABI_ASSERT(sizeof(struct fl_frame) == 24);
-FL_ABI_ASSERT(sizeof(struct fl_batch) == 24);
-FL_ABI_ASSERT(sizeof(struct fl_completion) == 64);
-FL_ABI_ASSERT(offsetof(struct fl_completion, cookie) == 24);
-FL_ABI_ASSERT(sizeof(struct fl_reap) == 32);
-FL_ABI_ASSERT(sizeof(struct fl_stats) == 256);
-FL_ABI_ASSERT(offsetof(struct fl_stats, link_reads) == 144);
-FL_ABI_ASSERT(offsetof(struct fl_stats, stale_irqs) == 168);
-FL_ABI_ASSERT(sizeof(struct fl_export) == 40);
-FL_ABI_ASSERT(offsetof(struct fl_export, fd) == 8);
-FL_ABI_ASSERT(offsetof(struct fl_export, size) == 16);
-FL_ABI_ASSERT(offsetof(struct fl_export, offset) == 24);
-FL_ABI_ASSERT(offsetof(struct fl_export, reserved) == 32);
-FL_ABI_ASSERT(offsetof(struct fl_info, caps) == 84);
-FL_ABI_ASSERT(offsetof(struct fl_stats, tx_imported) == 176);
-FL_ABI_ASSERT(sizeof(struct fl_import) == 40);
-FL_ABI_ASSERT(offsetof(struct fl_import, size) == 16);
+/*
+ * Every size and offset above is ABI. The checks live in include/framelink/abi-check.h
+ * (C11 static_assert), compiled with both drivers and the framelink tool, so that this
+ * header stays plain C90 for user space (the kernel's usr/include header test).
+ */
 
 #endif /* _UAPI_LINUX_FRAMELINK_H */
