@@ -138,12 +138,13 @@ size_of() {
 # The drivers' defaults from their sources, so a changed default fails here, not on a board.
 check_sizes() {
 	local orin=$1 ti=$2 src=$top/drivers/framelink uapi=$top/include/uapi/linux/framelink.h
+	local abi=$top/include/framelink/abi-check.h
 	local nbufs buf ring cqoff cqe slots slot bar cq need have_b mib=$((1 << 20))
 	nbufs=$(sed -n 's/^static unsigned int nbufs = \([0-9]*\);/\1/p' "$src/host/main.c")
 	buf=$(sed -n 's/^static unsigned int buf_size = SZ_\([0-9]*\)M;/\1/p' "$src/host/main.c")
 	ring=$(sed -n 's/^#define FL_RING_MAX_ENTRIES[[:space:]]*\([0-9]*\).*/\1/p' "$uapi")
 	cqoff=$(sed -n 's/^#define FL_HOST_CQ_OFFSET[[:space:]]*\([0-9]*\).*/\1/p' "$uapi")
-	cqe=$(sed -n 's/^FL_ABI_ASSERT(sizeof(struct fl_cqe) == \([0-9]*\));/\1/p' "$uapi")
+	cqe=$(sed -n 's/^FL_ABI_ASSERT(sizeof(struct fl_cqe) == \([0-9]*\));/\1/p' "$abi")
 	slots=$(sed -n 's/^[[:space:]]*\.slots = \([0-9]*\),/\1/p' "$src/epf/configfs.c")
 	slot=$(sed -n 's/^[[:space:]]*\.slot_size = SZ_\([0-9]*\)M,/\1/p' "$src/epf/configfs.c")
 	bar=$(sed -n 's/^#define FL_BAR_SIZE[[:space:]]*\(0x[0-9a-f]*\).*/\1/p' "$uapi")
