@@ -66,6 +66,16 @@ stats() {
 			v["protocol_errors:"] + 0, v["queue_resets:"] + 0, v["dma_transfers:"] + 0,
 			v["cpu_transfers:"] + 0 }'
 }
+# snapshot LINK: both ends' counters of link LINK ($HDEV, $EDEV) into /tmp/four-[he]0.LINK,
+# the endpoint's first. Our own read of the host device is a last close that may reset its
+# queue (see counts): the host counts that reset at once, the endpoint when it sees it. Read
+# in this order, after a second for an earlier one to settle, both ends have it or neither.
+# (Host first, a make check saw the endpoint count one reset more: 23/24.)
+snapshot() {
+	sleep 1
+	stats $EDEV >/tmp/four-e0.$1
+	stats $HDEV >/tmp/four-h0.$1
+}
 # delta BEFORE_FILE DEV: the counters of DEV minus those saved in BEFORE_FILE
 delta() {
 	echo "$(cat $1) $(stats $2)" | awk '{ for (i = 1; i <= 7; i++) printf "%d ", $(i + 7) - $i }'
@@ -78,17 +88,19 @@ delta() {
 # that is not enabled, which resets it once more (host/cdev.c, fl_release()). Leaves the
 # endpoint's counters in $d ("... dma cpu").
 counts() {
-	local _w _rh _re
+	local _w _rh _re _de
 	# the last session's reset and re-enable settle first: our reads must not race them
 	sleep 1
-	for _w in host:$HDEV:h endpoint:$EDEV:e; do
+	# the endpoint first (snapshot says why)
+	for _w in endpoint:$EDEV:e host:$HDEV:h; do
 		d=$(delta /tmp/four-${_w##*:}0.$2 "$(echo $_w | cut -d: -f2)")
 		echo "# link $2 ${_w%%:*}: tx rx errors protocol_errors queue_resets dma cpu: $d"
 		t_check "four: $1: link $2: ${_w%%:*} sent and received $3, no error" \
 			test "${d% * * * }" = "$3 $3 0 0"
 		if [ "${_w%%:*}" = host ]; then _rh=$(echo $d | cut -d' ' -f5); else
-			_re=$(echo $d | cut -d' ' -f5); fi
+			_re=$(echo $d | cut -d' ' -f5) _de=$d; fi
 	done
+	d=$_de
 	t_check "four: $1: link $2: both ends counted $_rh/$_re queue reset(s), $4 sessions (+${5:-0} at most)" \
 		test "$_rh" = "$_re" -a "$_rh" -ge "$4" -a "$_rh" -le $(($4 + ${5:-0}))
 }
@@ -96,8 +108,7 @@ counts() {
 # ---- 3. four streams at once, every frame verified ----
 for i in $LINKS; do
 	fl_link $i
-	stats $HDEV >/tmp/four-h0.$i
-	stats $EDEV >/tmp/four-e0.$i
+	snapshot $i
 	framelink echo -d $EDEV -n $NFR >/tmp/four-echo.$i 2>&1 &
 	echo $! >/tmp/four-echo-pid.$i
 done
@@ -150,8 +161,7 @@ for i in $LINKS; do [ $i = $CUT ] || others="$others $i"; done
 rm -f /tmp/four-stop /tmp/four-w.* /tmp/four-wfail.*
 for i in $LINKS; do
 	fl_link $i
-	stats $HDEV >/tmp/four-h0.$i
-	stats $EDEV >/tmp/four-e0.$i
+	snapshot $i
 	framelink echo -d $EDEV >/tmp/four-echo.$i 2>&1 &
 	echo $! >/tmp/four-echo-pid.$i
 done
