@@ -20,28 +20,30 @@
 #define FL_ABI_ASSERT(e)	static_assert(e, #e)
 #endif
 
-FL_ABI_ASSERT(sizeof(struct fl_bar_header) == 256);
-FL_ABI_ASSERT(sizeof(struct fl_bar_ctrl) == 256);
-FL_ABI_ASSERT(sizeof(struct fl_bar_status) == 256);
-FL_ABI_ASSERT(sizeof(struct fl_bar_doorbell) == 256);
 FL_ABI_ASSERT(sizeof(struct fl_bar_header) + FL_BAR_HEADER_OFFSET == FL_BAR_CTRL_OFFSET);
 FL_ABI_ASSERT(sizeof(struct fl_bar_ctrl) + FL_BAR_CTRL_OFFSET == FL_BAR_STATUS_OFFSET);
 FL_ABI_ASSERT(sizeof(struct fl_bar_status) + FL_BAR_STATUS_OFFSET == FL_BAR_DOORBELL_OFFSET);
 FL_ABI_ASSERT(sizeof(struct fl_bar_doorbell) + FL_BAR_DOORBELL_OFFSET <= FL_BAR_RINGS_OFFSET);
+FL_ABI_ASSERT(sizeof(struct fl_bar_header) == 256);
 FL_ABI_ASSERT(offsetof(struct fl_bar_header, features) == 8);
 FL_ABI_ASSERT(offsetof(struct fl_bar_header, ep_slots) == 40);
+FL_ABI_ASSERT(sizeof(struct fl_bar_ctrl) == 256);
 FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, cq_addr) == 8);
 FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, features) == 16);
 FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, irq_vectors) == 28);
+FL_ABI_ASSERT(sizeof(struct fl_bar_status) == 256);
+FL_ABI_ASSERT(offsetof(struct fl_bar_status, irq_test) == 12);
+FL_ABI_ASSERT(sizeof(struct fl_bar_doorbell) == 256);
 FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, cq_event) == 12);
 FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, irq_ack) == 16);
 FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, irq_test) == 20);
-FL_ABI_ASSERT(offsetof(struct fl_bar_status, irq_test) == 12);
-FL_ABI_ASSERT(offsetof(struct fl_stats, safety_wakeups) == 96);
 FL_ABI_ASSERT(sizeof(struct fl_tx_desc) == 32);
 FL_ABI_ASSERT(offsetof(struct fl_tx_desc, cookie) == 16);
 FL_ABI_ASSERT(offsetof(struct fl_tx_desc, seq) == 28);
 FL_ABI_ASSERT(sizeof(struct fl_rx_desc) == 16);
+/* Both rings at their largest fit in BAR0. */
+FL_ABI_ASSERT(FL_BAR_RINGS_OFFSET + FL_RING_MAX_ENTRIES *
+	      (sizeof(struct fl_tx_desc) + sizeof(struct fl_rx_desc)) <= FL_BAR_SIZE);
 FL_ABI_ASSERT(sizeof(struct fl_host_status) == FL_HOST_CQ_OFFSET);
 FL_ABI_ASSERT(offsetof(struct fl_host_status, e2h_pending) == 4);
 FL_ABI_ASSERT(offsetof(struct fl_host_status, irq_seq) == 8);
@@ -50,28 +52,25 @@ FL_ABI_ASSERT(sizeof(struct fl_cqe) == 64);
 FL_ABI_ASSERT(offsetof(struct fl_cqe, kind) == 8);
 FL_ABI_ASSERT(offsetof(struct fl_cqe, cookie) == 24);
 FL_ABI_ASSERT(offsetof(struct fl_cqe, ts_dma_done) == 40);
-/* Both rings at their largest fit in BAR0. */
-FL_ABI_ASSERT(FL_BAR_RINGS_OFFSET + FL_RING_MAX_ENTRIES *
-	      (sizeof(struct fl_tx_desc) + sizeof(struct fl_rx_desc)) <= FL_BAR_SIZE);
 FL_ABI_ASSERT(sizeof(struct fl_info) == 128);
 FL_ABI_ASSERT(offsetof(struct fl_info, link_speed) == 56);
 FL_ABI_ASSERT(offsetof(struct fl_info, crossover_how) == 80);
+FL_ABI_ASSERT(offsetof(struct fl_info, caps) == 84);
 FL_ABI_ASSERT(sizeof(struct fl_frame) == 24);
 FL_ABI_ASSERT(sizeof(struct fl_batch) == 24);
 FL_ABI_ASSERT(sizeof(struct fl_completion) == 64);
 FL_ABI_ASSERT(offsetof(struct fl_completion, cookie) == 24);
-
 FL_ABI_ASSERT(sizeof(struct fl_reap) == 32);
+FL_ABI_ASSERT(offsetof(struct fl_stats, safety_wakeups) == 96);
 FL_ABI_ASSERT(sizeof(struct fl_stats) == 256);
 FL_ABI_ASSERT(offsetof(struct fl_stats, link_reads) == 144);
 FL_ABI_ASSERT(offsetof(struct fl_stats, stale_irqs) == 168);
+FL_ABI_ASSERT(offsetof(struct fl_stats, tx_imported) == 176);
 FL_ABI_ASSERT(sizeof(struct fl_export) == 40);
 FL_ABI_ASSERT(offsetof(struct fl_export, fd) == 8);
 FL_ABI_ASSERT(offsetof(struct fl_export, size) == 16);
 FL_ABI_ASSERT(offsetof(struct fl_export, offset) == 24);
 FL_ABI_ASSERT(offsetof(struct fl_export, reserved) == 32);
-FL_ABI_ASSERT(offsetof(struct fl_info, caps) == 84);
-FL_ABI_ASSERT(offsetof(struct fl_stats, tx_imported) == 176);
 FL_ABI_ASSERT(sizeof(struct fl_import) == 40);
 FL_ABI_ASSERT(offsetof(struct fl_import, size) == 16);
 

@@ -359,8 +359,8 @@ fig_dma() {
 # (host rx_frames +4) the link goes down (pci-epc-loop debugfs link=down: the root's hot-plug
 # removes the host function); the bench must end within 20 s with its frames failed only
 # -ECANCELED and REAP -ENODEV (or -ENOLINK: a REAP after the host saw the link go down and
-# before the removal reached it; 60-framelink-e2e.sh), no content mismatch; the echo's frames fail only
-# -ECANCELED/-ENOLINK; link up, the host device back within 10 s. The next cycle's stream is
+# before the removal reached it; 60-framelink-e2e.sh), no content mismatch; the echo's
+# frames fail only -ECANCELED/-ENOLINK; link up, the host device back within 10 s. The next cycle's stream is
 # the check that it resumed; after the last, a verified bench, the teardown (module
 # references released) and kmemleak.
 fig_link() {
