@@ -38,7 +38,11 @@
  * line is never asserted again for a host that has not run its handler.
  * An INTx lost anyway (its pulse ended before the host saw it; the lab's
  * drop_irq) is never acknowledged: it is raised again after 20 ms while the
- * host has completions it has not consumed (intx_retries). The EPC API has no
+ * host has completions it has not consumed (intx_retries). An acknowledge
+ * that comes after such a raise again may count only the first INTx (taken
+ * late, while the second met INTx disabled): the acknowledge is a count, so
+ * one short of the raises made leaves the last in doubt, and it is raised
+ * once more if the host has completions it has not consumed. The EPC API has no
  * deassert: each raise is the controller's own pulse (about 1 ms on Tegra234
  * and Cadence).
  *
@@ -65,53 +69,92 @@ static const unsigned int fl_irq_types[] = {
  */
 #define FL_INTX_RETRY_NS	(20 * NSEC_PER_MSEC)
 
-/* The last INTx is unacknowledged for FL_INTX_RETRY_NS (INTx with FL_F_INTX_ACK) */
-static bool fl_cq_intx_overdue(struct fl_ep *ep, u32 ack)
+/* INTx with FL_F_INTX_ACK in use: the next raise waits for irq_ack */
+static bool fl_cq_intx_acked_mode(struct fl_ep *ep)
 {
-	return ep->intx_out && ack == ep->intx_ack &&
-	       ktime_get_ns() - ep->intx_ts >= FL_INTX_RETRY_NS;
+	return ep->irq_type == FL_IRQ_INTX && (ep->accepted & FL_F_INTX_ACK) &&
+	       ep->state == FL_STATE_READY;
+}
+
+/*
+ * Take in the host's acknowledge: irq_ack moved since the first unacknowledged
+ * raise. It counts the INTx the host's handler took, written when INTx is
+ * enabled again, so after a raise again (intx_raised > 1) it may count only
+ * the first one, taken late, while the later one met INTx still disabled and
+ * was lost (65-notify, "late INTx acknowledge"). Such an acknowledge leaves
+ * that later raise in doubt.
+ *
+ * Return: true when the acknowledge covers fewer raises than were made.
+ */
+static bool fl_cq_intx_settle(struct fl_ep *ep, u32 ack)
+{
+	if (!ep->intx_out || ack == ep->intx_ack)
+		return false;
+	ep->intx_out = false;
+	return ack - ep->intx_ack < ep->intx_raised;
+}
+
+/* The last INTx is unacknowledged for FL_INTX_RETRY_NS (after fl_cq_intx_settle()) */
+static bool fl_cq_intx_overdue(struct fl_ep *ep)
+{
+	return ep->intx_out && ktime_get_ns() - ep->intx_ts >= FL_INTX_RETRY_NS;
 }
 
 /*
  * INTx with FL_F_INTX_ACK: true while the last INTx is not acknowledged (the
  * caller defers this one) and not overdue; otherwise records the raise about
- * to happen.
+ * to happen: the first since an acknowledge, or one more of the same (a raise
+ * again, which the acknowledge must then count too).
  */
 static bool fl_cq_intx_busy(struct fl_ep *ep)
 {
 	u32 ack;
 
-	if (ep->irq_type != FL_IRQ_INTX || !(ep->accepted & FL_F_INTX_ACK) ||
-	    ep->state != FL_STATE_READY)
+	if (!fl_cq_intx_acked_mode(ep))
 		return false;
 	ack = le32_to_cpu(READ_ONCE(ep->db->irq_ack));
-	if (ep->intx_out && ack == ep->intx_ack) {
-		if (!fl_cq_intx_overdue(ep, ack)) {
+	fl_cq_intx_settle(ep, ack);
+	if (ep->intx_out) {
+		if (!fl_cq_intx_overdue(ep)) {
 			ep->intx_wait = true;
 			return true;
 		}
 		fl_stat_add(ep, FL_STAT_INTX_RETRIES, 1);
 		dev_info_ratelimited(ep->dev, "INTx not acknowledged within %u ms: raised again\n",
 				     (u32)(FL_INTX_RETRY_NS / NSEC_PER_MSEC));
+		ep->intx_raised++;
+	} else {
+		ep->intx_out = true;
+		ep->intx_ack = ack;
+		ep->intx_raised = 1;
 	}
-	ep->intx_out = true;
 	ep->intx_wait = false;
-	ep->intx_ack = ack;
 	ep->intx_ts = ktime_get_ns();
 	return false;
 }
 
 /*
  * A lost INTx leaves the host asleep with completions it has not consumed,
- * and nothing new may come to raise another: the idle pass raises it again.
+ * and nothing new may come to raise another: the idle pass raises it again,
+ * 20 ms after it went unacknowledged, or at once when an acknowledge left it
+ * in doubt (a spare interrupt at worst: the host's handler finds nothing).
  */
 static bool fl_cq_intx_lost(struct fl_ep *ep)
 {
-	if (ep->irq_type != FL_IRQ_INTX || !(ep->accepted & FL_F_INTX_ACK) ||
-	    ep->state != FL_STATE_READY)
+	bool doubt;
+
+	if (!fl_cq_intx_acked_mode(ep))
 		return false;
-	return fl_cq_intx_overdue(ep, le32_to_cpu(READ_ONCE(ep->db->irq_ack))) &&
-	       le32_to_cpu(READ_ONCE(ep->db->cq_cons)) != ep->cq_prod;
+	doubt = fl_cq_intx_settle(ep, le32_to_cpu(READ_ONCE(ep->db->irq_ack)));
+	if (!doubt && !fl_cq_intx_overdue(ep))
+		return false;
+	if (le32_to_cpu(READ_ONCE(ep->db->cq_cons)) == ep->cq_prod)
+		return false;
+	if (doubt) {
+		fl_stat_add(ep, FL_STAT_INTX_RETRIES, 1);
+		dev_info_ratelimited(ep->dev, "INTx acknowledged for fewer raises than made: raised again\n");
+	}
+	return true;
 }
 
 /**
@@ -200,6 +243,7 @@ int fl_cq_init(struct fl_ep *ep)
 	ep->irq_seq = 0;
 	ep->intx_out = false;
 	ep->intx_wait = false;
+	ep->intx_raised = 0;
 
 	ret = fl_cqmap_map(ep);
 	if (ret) {

@@ -519,7 +519,11 @@ struct fl_notify_src {
  * @intx_out: an INTx was raised and the host has not acknowledged it yet
  *	(%FL_F_INTX_ACK; engine private).
  * @intx_wait: an INTx is due once the host acknowledges (engine private).
- * @intx_ack: fl_bar_doorbell.irq_ack when the last INTx was raised.
+ * @intx_ack: fl_bar_doorbell.irq_ack when the first unacknowledged INTx was
+ *	raised (engine private).
+ * @intx_raised: INTx raised since then: 1, more after raises again; an
+ *	acknowledge that counts fewer leaves the last one in doubt (engine
+ *	private).
  * @intx_ts: when the last INTx was raised (ktime_get_ns(); engine private).
  *
  * @q_lock: protects @slot, @posted, @subq, @compq, @post_fifo, @sub_fifo,
@@ -652,6 +656,7 @@ struct fl_ep {
 	bool intx_out;
 	bool intx_wait;
 	u32 intx_ack;
+	u32 intx_raised;
 	u64 intx_ts;
 
 	spinlock_t q_lock; /* protects slot states, the app queues, openers, engine_up */
