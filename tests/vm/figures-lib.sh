@@ -393,7 +393,7 @@ fig_link() {
 			fail=$((fail + 1))
 			echo "# link $((i + 1)): bench exit $rc"
 			grep 'status:' /tmp/fig-lbench.out /tmp/fig-lecho.out | sed 's/^/# /'
-			grep 'not inverted\|unexpected' /tmp/fig-lbench.out | head -n 3 | sed 's/^/# /'
+			grep 'not inverted\|unexpected\|bad bytes' /tmp/fig-lbench.out | head -n 4 | sed 's/^/# /'
 		fi
 		i=$((i + 1))
 	done

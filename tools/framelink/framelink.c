@@ -978,6 +978,39 @@ static size_t first_not_inverted(const u8 *rx, size_t n, u64 seed)
 	return n;
 }
 
+/*
+ * What the bytes of a frame that came back wrong hold, to tell a missing DMA part (poison),
+ * a zeroed page, an echo that never inverted (the sent pattern) and another frame's data
+ * apart: counts over the whole frame and the extent of the bad bytes.
+ */
+static void describe_mismatch(const u8 *rx, size_t n, u64 seed)
+{
+	u64 s = seed * 0x9e3779b97f4a7c15ull + 1, w = 0;
+	size_t q, bad = 0, poison = 0, zero = 0, raw = 0, first = n, last = 0;
+
+	if (!s)
+		s = 1;
+	for (q = 0; q < n; q++) {
+		u8 want, sent;
+
+		if (!(q & 7))
+			w = rnd_next(&s);
+		sent = ((const u8 *)&w)[q & 7];
+		want = (u8)~sent;
+		if (rx[q] == want)
+			continue;
+		bad++;
+		first = first < q ? first : q;
+		last = q;
+		poison += rx[q] == RX_POISON;
+		zero += !rx[q];
+		raw += rx[q] == sent;
+	}
+	fprintf(stderr,
+		"framelink: bench:   %zu bad bytes in [%zu, %zu]: poison %zu, zero %zu, as sent %zu\n",
+		bad, first, last, poison, zero, raw);
+}
+
 /* POST one RX buffer again, poisoned first over @bytes (the size the next frame has). */
 static int repost(struct fl_dev *d, u32 buf, size_t bytes)
 {
@@ -1089,6 +1122,7 @@ static int bench_one(struct fl_dev *d, struct fl_dev *peer, const struct opts *o
 						"framelink: bench: frame %llu (%llu bytes): not inverted at %zu (%#04x)\n",
 						fno, size, bad,
 						((const u8 *)fl_dev_buf(d, x->buf))[bad]);
+					describe_mismatch(fl_dev_buf(d, x->buf), size, x->cookie);
 					row->bad++;
 				}
 				lat[back] = x->ts_delivered - tsub[fno];
