@@ -9,6 +9,9 @@
  *   fail_dma    fail the next N DMA transfers
  *   drop_irq    drop the next N interrupts
  *   dup_irq     deliver the next N interrupts twice
+ *   fail_irq    fail the next N raises (-EINVAL)
+ *   irq_holdoff_us  an MSI stays pending this long before it is taken (writes
+ *                   to a pending vector merge into it; msictl.c)
  *   stall       bitmask of stalled channels (reads first, then writes)
  *   corrupt_bar write "BAR OFFSET LENGTH": random bytes into a BAR
  *   stats       counters
@@ -46,6 +49,8 @@ static int loop_stats_show(struct seq_file *s, void *unused)
 		{ "irq_msix", &st->irq_msix },
 		{ "irq_dropped", &st->irq_dropped },
 		{ "irq_held", &st->irq_held },
+		{ "irq_merged", &st->irq_merged },
+		{ "irq_failed", &st->irq_failed },
 		{ "cfg_reads", &st->cfg_reads },
 		{ "cfg_writes", &st->cfg_writes },
 		{ "win_maps", &st->win_maps },
@@ -229,6 +234,9 @@ void loop_debugfs_init(struct pci_epc_loop *loop)
 				   &loop_atomic_fops);
 	debugfs_create_file_unsafe("dup_irq", 0600, d, &loop->dup_irq,
 				   &loop_atomic_fops);
+	debugfs_create_file_unsafe("fail_irq", 0600, d, &loop->fail_irq,
+				   &loop_atomic_fops);
+	debugfs_create_u32("irq_holdoff_us", 0600, d, &loop->irq_holdoff_us);
 	debugfs_create_file_unsafe("stall", 0600, d, loop, &loop_stall_fops);
 	debugfs_create_file("corrupt_bar", 0200, d, loop, &loop_corrupt_fops);
 	debugfs_create_file("stats", 0400, d, loop, &loop_stats_fops);

@@ -194,6 +194,8 @@ static void loop_deliver_msi(struct pci_epc_loop *loop, u64 addr, u32 data,
 				     data, addr);
 		return;
 	}
+	if (loop_msictl_deliver(loop, data, counter == &loop->stats.irq_msix))
+		return;
 	loop_deliver(loop, loop->msi_base, data, counter);
 }
 
@@ -479,6 +481,11 @@ int loop_irq_raise(struct pci_epc_loop *loop, u8 func_no, unsigned int type,
 		atomic64_inc(&loop->stats.irq_dropped);
 		return 0;
 	}
+	/* As DesignWare's raise fails when it cannot map the MSI address */
+	if (atomic_dec_if_positive(&loop->fail_irq) >= 0) {
+		atomic64_inc(&loop->stats.irq_failed);
+		return -EINVAL;
+	}
 	if (atomic_dec_if_positive(&loop->dup_irq) >= 0)
 		n = 2;
 
@@ -650,6 +657,7 @@ int loop_irq_init(struct pci_epc_loop *loop)
 	struct fwnode_handle *fn_intx, *fn_base, *fn_msi;
 
 	INIT_DELAYED_WORK(&loop->irq_work, loop_irq_work_fn);
+	loop_msictl_init(loop);
 
 	/*
 	 * Named after the link's device (link 0: "pci-epc-loop-INTx" ...):
@@ -710,6 +718,7 @@ void loop_irq_exit(struct pci_epc_loop *loop)
 	irq_hw_number_t hw;
 
 	cancel_delayed_work_sync(&loop->irq_work);
+	loop_msictl_stop(loop);
 
 	if (loop->intx_domain) {
 		for (hw = 0; hw < PCI_NUM_INTX; hw++) {

@@ -164,6 +164,7 @@ int loop_link_down(struct pci_epc_loop *loop)
 	mutex_unlock(&loop->link_lock);
 
 	cancel_delayed_work_sync(&loop->irq_work);
+	loop_msictl_stop(loop);
 	loop_win_drop_all(loop);
 	return 0;
 }

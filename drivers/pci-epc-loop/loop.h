@@ -12,6 +12,7 @@
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/dmaengine.h>
+#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
@@ -210,6 +211,8 @@ struct loop_dma_chan {
  * @irq_msix: MSI-X interrupts delivered
  * @irq_dropped: interrupts dropped (fault, disabled, link down, bad address)
  * @irq_held: interrupts held pending while masked
+ * @irq_merged: MSI/MSI-X writes merged into one still pending (msictl.c)
+ * @irq_failed: raises failed on purpose (fail_irq)
  * @cfg_reads: config reads by the root complex
  * @cfg_writes: config writes by the root complex
  * @win_maps: outbound window mappings
@@ -228,6 +231,8 @@ struct loop_stats {
 	atomic64_t irq_msix;
 	atomic64_t irq_dropped;
 	atomic64_t irq_held;
+	atomic64_t irq_merged;
+	atomic64_t irq_failed;
 	atomic64_t cfg_reads;
 	atomic64_t cfg_writes;
 	atomic64_t win_maps;
@@ -312,6 +317,13 @@ struct loop_intr {
  * @msi_domain: PCI/MSI domain on top of @msi_base
  * @msi_lock: protects @msi_used
  * @msi_used: allocated @msi_base hwirqs
+ * @msictl_lock: protects @msictl_pending, @msictl_msix and @msictl_armed
+ * @msictl_pending: @msi_base hwirqs written and not yet taken (msictl.c)
+ * @msictl_msix: of those, the ones an MSI-X wrote (for the counters)
+ * @msictl_armed: @msictl_timer is started or running
+ * @msictl_timer: takes the pending vectors irq_holdoff_us after the first
+ * @irq_holdoff_us: how long an MSI stays pending before it is taken, 0 = at
+ *		    once (nothing merges)
  * @dma: dmaengine provider
  * @dma_wq: worker queue for the DMA channels
  * @nchans_rd: read (DEV_TO_MEM) channels, 0 = no dmaengine device registered
@@ -340,6 +352,7 @@ struct loop_intr {
  * @fail_dma: fail the next N DMA transfers
  * @drop_irq: drop the next N interrupts
  * @dup_irq: duplicate the next N interrupts
+ * @fail_irq: fail the next N raises with -EINVAL
  * @stall_mask: bit n set stalls channel n (reads first, then writes)
  * @stall_wq: woken when @stall_mask or the link changes
  * @stats: counters
@@ -402,6 +415,12 @@ struct pci_epc_loop {
 	struct irq_domain *msi_domain;
 	struct mutex msi_lock; /* msi_used */
 	DECLARE_BITMAP(msi_used, LOOP_NR_MSI);
+	spinlock_t msictl_lock; /* msictl_pending, msictl_msix, msictl_armed */
+	DECLARE_BITMAP(msictl_pending, LOOP_NR_MSI);
+	DECLARE_BITMAP(msictl_msix, LOOP_NR_MSI);
+	bool msictl_armed;
+	struct hrtimer msictl_timer;
+	u32 irq_holdoff_us;
 
 	struct dma_device dma;
 	struct workqueue_struct *dma_wq;
@@ -430,6 +449,7 @@ struct pci_epc_loop {
 	atomic_t fail_dma;
 	atomic_t drop_irq;
 	atomic_t dup_irq;
+	atomic_t fail_irq;
 	u32 stall_mask;
 	wait_queue_head_t stall_wq;
 
@@ -555,6 +575,11 @@ extern struct pci_ops loop_pci_ops;
 /* host.c */
 int loop_host_add(struct pci_epc_loop *loop);
 void loop_host_remove(struct pci_epc_loop *loop, bool surprise);
+
+/* msictl.c */
+bool loop_msictl_deliver(struct pci_epc_loop *loop, u32 hw, bool msix);
+void loop_msictl_init(struct pci_epc_loop *loop);
+void loop_msictl_stop(struct pci_epc_loop *loop);
 
 /* irq.c */
 int loop_irq_init(struct pci_epc_loop *loop);
