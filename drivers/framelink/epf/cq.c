@@ -191,19 +191,22 @@ int fl_cq_raise_num(struct fl_ep *ep, u16 num)
  * irqtest.c), and not at all when it found that none reaches the host: the
  * host polls then. An INTx the host has not acknowledged yet
  * (%FL_F_INTX_ACK) defers this one until it does (fl_cq_idle()).
+ *
+ * Return: 0 when raised, deferred or not due; the controller's errno when the raise failed.
  */
-void fl_cq_raise(struct fl_ep *ep)
+int fl_cq_raise(struct fl_ep *ep)
 {
 	int ret;
 
 	if (ep->irq_type == FL_IRQ_NONE || ep->irq_type > FL_IRQ_MSIX || ep->irq_dead)
-		return;
+		return 0;
 	if (fl_cq_intx_busy(ep))
-		return;
+		return 0;
 	ret = fl_cq_raise_num(ep, ep->irq_num);
 	if (ret)
 		dev_err_ratelimited(ep->dev, "raising irq type %u number %u failed: %d\n",
 				    ep->irq_type, ep->irq_num, ret);
+	return ret;
 }
 
 /**
@@ -244,6 +247,7 @@ int fl_cq_init(struct fl_ep *ep)
 	ep->intx_out = false;
 	ep->intx_wait = false;
 	ep->intx_raised = 0;
+	ep->irq_owed = false;
 
 	ret = fl_cqmap_map(ep);
 	if (ret) {
@@ -356,7 +360,12 @@ static void fl_cq_signal(struct fl_ep *ep)
 	}
 	ep->cq_unflushed = false;
 	ep->cq_signalled = ep->cq_prod;
-	fl_cq_raise(ep);
+	/*
+	 * Marked signalled either way: a raise that failed is owed, and the idle
+	 * pass makes it again (the host may be asleep, armed, and nothing new may
+	 * come to raise another). Not on a controller in reset: the session is lost.
+	 */
+	ep->irq_owed = fl_cq_raise(ep) && !ep->cqm_lost;
 }
 
 /*
@@ -431,11 +440,12 @@ static void fl_cq_batch_idle(struct fl_ep *ep)
  * Nothing new to publish: on the way to idle. A batch that did not
  * interrupt is flushed (cq_prod in host memory) before cq_event is loaded
  * again, so an arm the host made after our last load is seen; a deferred
- * INTx goes out once the host acknowledged the last one.
+ * INTx goes out once the host acknowledged the last one, and an interrupt
+ * whose raise failed is raised again (65-notify, "raises fail").
  */
 static void fl_cq_idle(struct fl_ep *ep)
 {
-	if (ep->intx_wait || fl_cq_intx_lost(ep)) {
+	if (ep->irq_owed || ep->intx_wait || fl_cq_intx_lost(ep)) {
 		fl_cq_signal(ep);
 		return;
 	}

@@ -525,6 +525,7 @@ struct fl_notify_src {
  *	acknowledge that counts fewer leaves the last one in doubt (engine
  *	private).
  * @intx_ts: when the last INTx was raised (ktime_get_ns(); engine private).
+ * @irq_owed: the last raise failed: made again on the next pass (engine private).
  *
  * @q_lock: protects @slot, @posted, @subq, @compq, @post_fifo, @sub_fifo,
  *	@comp_fifo, @openers, @engine_up and @link_epoch.
@@ -658,6 +659,7 @@ struct fl_ep {
 	u32 intx_ack;
 	u32 intx_raised;
 	u64 intx_ts;
+	bool irq_owed;
 
 	spinlock_t q_lock; /* protects slot states, the app queues, openers, engine_up */
 	struct fl_slot *slot;
@@ -803,7 +805,7 @@ bool fl_ring_abort(struct fl_ep *ep);
 /* cq.c */
 bool fl_cq_publish(struct fl_ep *ep);
 int fl_cq_init(struct fl_ep *ep);
-void fl_cq_raise(struct fl_ep *ep);
+int fl_cq_raise(struct fl_ep *ep);
 int fl_cq_raise_num(struct fl_ep *ep, u16 num);
 void fl_cq_stop(struct fl_ep *ep);
 
