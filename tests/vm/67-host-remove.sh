@@ -7,7 +7,8 @@
 #  - a PCI removal (sysfs remove), then a link cycle;
 #  - a surprise removal: the endpoint function stopped (generic-rc root: hot-plug removes the
 #    function with its link), then started again;
-#  - unbinds racing mmap() calls (the VMA is linked only after ->mmap returns).
+#  - unbinds racing mmap() calls (the VMA is linked only after ->mmap returns);
+#  - an IMPORT on the open file after the unbind: ENODEV, nothing attached (issue 27 3.5).
 # Afterwards every page of every mapping must fault with SIGBUS (zapped at remove, before the
 # buffers were freed through the still bound device), never return data; REAP says ENODEV;
 # the device that comes back streams (a short bench). KASAN/kmemleak judge the frees.
@@ -76,6 +77,24 @@ if t_check "remove: loop (tegra234, generic-rc), framelink-epf, framelink-host u
 		sh -c "[ \$(dmesg | grep -c 'buffer mappings zapped') -gt $zn ]"
 	t_check "unbind: bind again" host_bind
 	bench_ok "unbind"
+
+	# IMPORT on a file whose device went away (issue 27 item 3.5): ENODEV before any attach
+	# or map. fl-delay on dma_buf_attach() counts the calls that reach it (held); before,
+	# the import attached to and mapped for the removed function and only then said ENODEV.
+	if [ -f /modules/fl-delay.ko ] &&
+		t_check "import after unbind: load fl-delay (dma_buf_attach, 1 ms)" \
+			t_insmod fl-delay func=dma_buf_attach delay_ms=1 armed=1000; then
+		hold_across "import after unbind" host_unbind import
+		t_check "import after unbind: IMPORT said ENODEV" \
+			grep -q 'import after removal ENODEV' /tmp/hold.out
+		t_check "import after unbind: nothing attached to the removed function" \
+			test "$(cat /sys/module/fl_delay/parameters/held)" = 0
+		echo 0 >/sys/module/fl_delay/parameters/armed
+		t_check "import after unbind: unload fl-delay" rmmod fl_delay
+		t_check "import after unbind: bind again" host_bind
+	else
+		t_skip "import after unbind" "fl-delay not built (needs CONFIG_KPROBES)"
+	fi
 
 	# back by a link cycle, not by a bus rescan: the lab's host bridge does not follow a
 	# BAR the rescan assigns elsewhere (BAR0 then reads other memory: no framelink magic)

@@ -18,8 +18,9 @@
  *                                          sysfs resourceN: the host's view, read only)
  *   framelink poke FILE OFFSET VALUE...   (lab: 32-bit stores into such a file: a hostile
  *                                          host writing the endpoint's BAR0)
- *   framelink hold DEV READY GO [race|submit] (lab: keep the buffers mapped across a removal,
- *                                          then report SIGBUS vs data per page)
+ *   framelink hold DEV READY GO [race|submit|import]
+ *                                         (lab: keep the buffers mapped across a removal,
+ *                                          then report SIGBUS vs data per page; IMPORT then)
  *   framelink reap-cut DEV READY          (lab: frames queued, REAP waiting across a link cut)
  *
  * send/recv --verify use a pattern derived from each frame's cookie, so `send --verify` on
@@ -43,6 +44,7 @@
 #include <setjmp.h>
 #include <sys/ioctl.h>
 #include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -106,7 +108,7 @@ static void usage(FILE *f)
 		"                                 its fd, size and CRC read through it\n"
 		"  peek FILE OFFSET LENGTH        hex dump via mmap() (a BAR's sysfs resourceN)\n"
 		"  poke FILE OFFSET VALUE...      lab: 32-bit stores via mmap() from OFFSET on\n"
-		"  hold DEV READY GO [race|submit]  lab: buffers mapped across a removal: SIGBUS?\n"
+		"  hold DEV READY GO [race|submit|import]  lab: buffers mapped across a removal: SIGBUS?\n"
 		"  reap-cut DEV READY             lab: frames queued, REAP across a link cut\n"
 		"options:\n"
 		"  -d DEV      device (default %s; echo: %s)\n"
@@ -267,6 +269,8 @@ static const char *errname(int e)
 	case EFAULT: return "EFAULT";
 	case EINTR: return "EINTR";
 	case ETIMEDOUT: return "ETIMEDOUT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case ENOSPC: return "ENOSPC";
 	}
 	snprintf(buf, sizeof(buf), "E%d", e);
 	return buf;
@@ -1586,6 +1590,30 @@ static int hold_submit(int fd, const struct fl_info *info)
 	return 0;
 }
 
+/*
+ * IMPORT of a one-page system-heap dma-buf on @fd. Return: 0 or the errno of IMPORT, or
+ * of the allocation (-1 without a heap).
+ */
+static int hold_import(int fd)
+{
+	struct dma_heap_allocation_data a = { .len = 4096, .fd_flags = O_RDWR | O_CLOEXEC };
+	struct fl_import im = { .buf = ~0U };
+	int heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (heap < 0)
+		return -1;
+	if (ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a))
+		err = errno;
+	close(heap);
+	if (err)
+		return err;
+	im.fd = a.fd;
+	if (ioctl(fd, FL_IOC_IMPORT, &im))
+		err = errno;
+	close(a.fd);
+	return err;
+}
+
 static int cmd_hold(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = hold_sigbus };
@@ -1593,7 +1621,7 @@ static int cmd_hold(int argc, char **argv)
 	struct hold_count c = { 0 }, rc = { 0 };
 	static void *race[HOLD_RACE_MAX];
 	static u64 race_page[HOLD_RACE_MAX];
-	int racing, submitting, fd, ready, reap_err;
+	int racing, submitting, importing, fd, ready, reap_err, import_err = 0;
 	u32 ncancel = 0, nother = 0;
 	struct fl_reap r = { 0 };
 	struct fl_completion cpl;
@@ -1602,8 +1630,9 @@ static int cmd_hold(int argc, char **argv)
 
 	racing = argc == 6 && !strcmp(argv[5], "race");
 	submitting = argc == 6 && !strcmp(argv[5], "submit");
-	if (argc != 5 && !racing && !submitting) {
-		fprintf(stderr, "framelink: hold DEV READYFILE GOFILE [race|submit]\n");
+	importing = argc == 6 && !strcmp(argv[5], "import");
+	if (argc != 5 && !racing && !submitting && !importing) {
+		fprintf(stderr, "framelink: hold DEV READYFILE GOFILE [race|submit|import]\n");
 		return 2;
 	}
 	fd = open(argv[2], O_RDWR | O_CLOEXEC);
@@ -1651,6 +1680,8 @@ static int cmd_hold(int argc, char **argv)
 		t++;
 	}
 	hold_check(p, 0, pages, pg, &c);
+	if (importing)
+		import_err = hold_import(fd);
 	nrace = nmaps < HOLD_RACE_MAX ? nmaps : HOLD_RACE_MAX;
 	for (u64 k = 0; k < nrace; k++)
 		hold_check(race[k], race_page[k], 1, pg, &rc);
@@ -1671,8 +1702,14 @@ static int cmd_hold(int argc, char **argv)
 	printf("mmap_enodev %llu; ", enodev);
 	if (submitting)
 		printf("reaped ECANCELED %u other %u, then ", ncancel, nother);
-	printf("reap %s\n", errname(reap_err));
+	printf("reap %s", errname(reap_err));
+	if (importing)
+		printf("; import after removal %s",
+		       import_err < 0 ? "(no system heap)" : errname(import_err));
+	printf("\n");
 	if (submitting && (ncancel != info.nbufs || reap_err != ENODEV))
+		return 1;
+	if (importing && import_err != ENODEV)
 		return 1;
 	return c.sigbus == pages && rc.sigbus == nrace ? 0 : 1;
 }

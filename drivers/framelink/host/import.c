@@ -42,6 +42,8 @@ FL_MODULE_IMPORT_NS_DMA_BUF;
  * @sgt: the attachment's mapping, %DMA_TO_DEVICE.
  * @dma: bus address of its first byte.
  * @len: bytes that follow @dma on the bus, at most the dma-buf's size.
+ * @serial: unique among the imports since load: this import, not one that reuses its
+ *	memory (fl_import_add()'s take-back).
  */
 struct fl_host_import {
 	struct dma_buf *dmabuf;
@@ -49,7 +51,10 @@ struct fl_host_import {
 	struct sg_table *sgt;
 	dma_addr_t dma;
 	u64 len;
+	u64 serial;
 };
+
+static atomic64_t fl_import_serial = ATOMIC64_INIT(0);
 
 static void fl_import_release(struct fl_host_import *imp)
 {
@@ -91,6 +96,7 @@ static struct fl_host_import *fl_import_map(struct fl_host *host, int fd, u32 *r
 	imp = kzalloc(sizeof(*imp), GFP_KERNEL);
 	if (!imp)
 		return ERR_PTR(-ENOMEM);
+	imp->serial = atomic64_inc_return(&fl_import_serial);
 	imp->dmabuf = dma_buf_get(fd);
 	if (IS_ERR(imp->dmabuf)) {
 		/* -EBADF: no file; -EINVAL: a file that is not a dma-buf */
@@ -159,42 +165,52 @@ static struct fl_host_import *fl_import_unlink(struct fl_host *host, u32 i)
  */
 int fl_import_add(struct fl_host *host, void __user *argp)
 {
-	struct fl_host_import *imp;
+	struct fl_host_import *imp, *cur;
 	struct fl_import req;
-	u32 runs = 0;
-	u32 len;
+	u32 runs = 0, len = 0;
+	u64 serial = 0;
 	int idx;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
 	if (req.flags || req.reserved[0] || req.reserved[1])
 		return -EINVAL;
-	imp = fl_import_map(host, req.fd, &runs);
-	if (IS_ERR(imp))
-		return PTR_ERR(imp);
 
-	len = min_t(u64, imp->len, U32_MAX);
+	/*
+	 * Attached and mapped under the lock: remove() (which sets dead under it) cannot come
+	 * in between, so a device that went away is never attached to (67-host-remove). The
+	 * lock order is the one fl_import_drop() has: fl_host.lock, then the exporter's.
+	 */
 	mutex_lock(&host->lock);
 	idx = host->dead ? -ENODEV : fl_import_slot(host);
 	if (idx >= 0) {
-		host->bufs[idx].imp = imp;
-		host->bufs[idx].dma = imp->dma;
-		host->bufs[idx].len = len;
+		imp = fl_import_map(host, req.fd, &runs);
+		if (IS_ERR(imp)) {
+			idx = PTR_ERR(imp);
+		} else {
+			len = min_t(u64, imp->len, U32_MAX);
+			serial = imp->serial;
+			host->bufs[idx].imp = imp;
+			host->bufs[idx].dma = imp->dma;
+			host->bufs[idx].len = len;
+		}
 	}
 	mutex_unlock(&host->lock);
-	if (idx < 0) {
-		fl_import_release(imp);
+	if (idx < 0)
 		return idx;
-	}
 
 	req.buf = idx;
 	req.segments = runs;
 	req.size = len;
 	if (copy_to_user(argp, &req, sizeof(req))) {
-		/* the app never learnt the index: take the import back, unless it is in use */
+		/*
+		 * The app never learnt the index: take this import back, unless it is in use
+		 * or gone (an UNIMPORT that guessed the index, then another IMPORT there).
+		 */
 		mutex_lock(&host->lock);
+		cur = host->bufs[idx].imp;
 		imp = NULL;
-		if (host->bufs[idx].imp && host->bufs[idx].state == FL_BUF_APP)
+		if (cur && cur->serial == serial && host->bufs[idx].state == FL_BUF_APP)
 			imp = fl_import_unlink(host, idx);
 		mutex_unlock(&host->lock);
 		if (imp)
