@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # checkpatch --strict --no-tree on every C file and header of the project, then the uapi
 # header as the kernel's usr/include header test compiles it (C90, included twice).
+# Then that the lab (pci-epc-loop) does not use framelink's ABI.
 # Usage: static-checks.sh KDIR   (the kernel tree whose checkpatch.pl is used)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,3 +31,11 @@ for h in include/uapi/linux/*.h; do
 		-include "$h" -include "$h" || { echo "uapi: $h is not C90"; exit 1; }
 done
 echo "uapi headers: C90 clean"
+
+# The lab stays generic (issue 27 item 5): pci-epc-loop knows no endpoint function's ABI.
+# What corrupts framelink's completions lives in a test module (tests/modules/fl-hostile).
+if grep -n 'uapi/linux/framelink\.h\|framelink/abi-check\.h\|fl_cqe\|fl_bar_' drivers/pci-epc-loop/*.[ch]; then
+	echo "pci-epc-loop: uses framelink's ABI (above); put it in a test module"
+	exit 1
+fi
+echo "pci-epc-loop: no framelink ABI"

@@ -247,7 +247,6 @@ void loop_debugfs_init(struct pci_epc_loop *loop)
 	loop_intr_debugfs_init(loop, d);
 	loop_win_init(loop, d);
 	loop_nvedma_init(loop, d);
-	loop_hostile_init(loop, d);
 }
 
 /**

@@ -530,9 +530,6 @@ struct pci_epc_loop {
 	atomic64_t rc_cfg_lost;
 	/* NVIDIA eDMA library interface, jetpack profile (nvedma.c) */
 	struct loop_nvedma *nvedma;
-	/* Hostile endpoint (hostile.c): fault_cqe corrupts completions */
-	/** @hostile: the fault_cqe state (own lock), NULL without debugfs */
-	struct loop_hostile *hostile;
 };
 
 static inline bool loop_ep_up(struct pci_epc_loop *loop)
@@ -653,8 +650,7 @@ void loop_intr_debugfs_init(struct pci_epc_loop *loop, struct dentry *dir);
 /* nvedma.c: NVIDIA eDMA library interface (jetpack profile) */
 void loop_nvedma_init(struct pci_epc_loop *loop, struct dentry *dir);
 void loop_nvedma_link_down(struct pci_epc_loop *loop);
-/* hostile.c: a hostile endpoint (fault_cqe), for framelink-host's tests */
-void loop_hostile_init(struct pci_epc_loop *loop, struct dentry *dir);
-void loop_hostile_publish(struct pci_epc_loop *loop, u64 pci_addr, u64 v, u64 s);
+/* hook.c: a test module's window hook (include/framelink/epc-loop-test.h) */
+void loop_hook_publish(struct pci_epc_loop *loop, u64 pci_addr, u64 v, u64 s, u64 mask);
 
 #endif /* _PCI_EPC_LOOP_H */

@@ -457,7 +457,7 @@ static void loop_win_publish(struct pci_epc_loop *loop)
 				dropped += hweight64(mask) / 8;
 				continue;
 			}
-			loop_hostile_publish(loop, m->pci_addr + i * 8, v, s);
+			loop_hook_publish(loop, m->pci_addr + i * 8, v, s, mask);
 			/* Fully ordered cmpxchg: stores land in this order */
 			loop_win_host_store(m, i, v, mask);
 			bytes += hweight64(mask) / 8;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# A hostile endpoint: pci-epc-loop's fault_cqe corrupts what framelink-epf writes into the
+# A hostile endpoint: the fl-hostile test module's fault_cqe (through pci-epc-loop's window
+# hook: the lab itself knows no framelink ABI) corrupts what framelink-epf writes into the
 # host's completion area, so every check framelink-host makes of a completion is hit once:
 # cq_prod past the ring, unknown kind / status / flags, buffer id out of range, TX_DONE and
 # RX out of ring order, TX_DONE and RX with nothing outstanding, RX length 0 and above the
@@ -14,10 +15,10 @@
 FN=$EP/functions/framelink_epf/fl0
 HDEV=/dev/framelink0
 EDEV=/dev/framelink-ep0
-KNOB=$LOOPDBG/fault_cqe
+KNOB=/sys/kernel/debug/fl-hostile/fault_cqe
 
 hostile_up() {
-	t_insmod pci-epc-loop profile=generic && t_insmod framelink-epf &&
+	t_insmod pci-epc-loop profile=generic && t_insmod fl-hostile && t_insmod framelink-epf &&
 		t_insmod framelink-host nbufs=24 buf_size=65536 &&
 		wait_for 50 test -d $EP/controllers/$EPC && mkdir $FN &&
 		wait_for 50 sh -c "test -f $FN/framelink_epf.*/slots" || return 1
@@ -33,7 +34,7 @@ hostile_down() {
 	rm -f $EP/controllers/$EPC/fl0
 	wait_for 100 test ! -e $EDEV
 	rmdir $FN
-	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
+	rmmod framelink_host && rmmod framelink_epf && rmmod fl_hostile && rmmod pci_epc_loop
 }
 
 # hstat NAME: one host STATS counter, read through `framelink stats`
