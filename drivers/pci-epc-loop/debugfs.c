@@ -246,6 +246,7 @@ void loop_debugfs_init(struct pci_epc_loop *loop)
 	loop_rc_debugfs_init(loop, d);
 	loop_intr_debugfs_init(loop, d);
 	loop_win_init(loop, d);
+	loop_watch_init(loop, d);
 	loop_nvedma_init(loop, d);
 }
 

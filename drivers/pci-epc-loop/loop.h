@@ -530,6 +530,8 @@ struct pci_epc_loop {
 	atomic64_t rc_cfg_lost;
 	/* NVIDIA eDMA library interface, jetpack profile (nvedma.c) */
 	struct loop_nvedma *nvedma;
+	/** @watch: the watched window words and their store log (watch.c) */
+	struct loop_watch *watch;
 };
 
 static inline bool loop_ep_up(struct pci_epc_loop *loop)
@@ -652,5 +654,16 @@ void loop_nvedma_init(struct pci_epc_loop *loop, struct dentry *dir);
 void loop_nvedma_link_down(struct pci_epc_loop *loop);
 /* hook.c: a test module's window hook (include/framelink/epc-loop-test.h) */
 void loop_hook_publish(struct pci_epc_loop *loop, u64 pci_addr, u64 v, u64 s, u64 mask);
+/* watch.c: the CPU's stores to chosen window words, one by one */
+void loop_watch_init(struct pci_epc_loop *loop, struct dentry *dir);
+bool loop_watch_word(struct pci_epc_loop *loop, u32 off);
+bool loop_watch_range(struct pci_epc_loop *loop, u32 off, size_t size, u32 *lo, u32 *hi);
+void loop_watch_cut(struct pci_epc_loop *loop);
+bool loop_watch_pending(struct pci_epc_loop *loop);
+bool loop_watch_whole(struct pci_epc_loop *loop);
+bool loop_watch_next(struct pci_epc_loop *loop, u32 *off, u8 *size, u64 *val);
+u32 loop_watch_tear_us(struct pci_epc_loop *loop);
+void loop_watch_unmapped(struct pci_epc_loop *loop, u32 off, size_t size);
+bool loop_win_live(struct pci_epc_loop *loop, u32 off, u32 len);
 
 #endif /* _PCI_EPC_LOOP_H */

@@ -263,6 +263,12 @@ static void loop_win_host_store(struct loop_win_map *m, size_t i, u64 val,
 			WRITE_ONCE(((u8 *)m->host)[i * 8 + k], v[k]);
 }
 
+/* Offset of a mapping in the window */
+static u32 loop_win_off(const struct pci_epc_loop *loop, const struct loop_win_map *m)
+{
+	return m->phys - loop->win_phys;
+}
+
 static void loop_win_stage(struct loop_win_map *m, size_t i, u64 w)
 {
 	m->stage[i] = w;
@@ -338,7 +344,8 @@ static bool loop_win_scan(struct pci_epc_loop *loop, struct loop_win_map *m,
 				}
 				continue;
 			}
-			if (blocked)
+			/* Watched words are the function's alone (watch.c) */
+			if (blocked || loop_watch_word(loop, loop_win_off(loop, m) + i * 8))
 				continue;
 			h = loop_win_host_load(m, i);
 			if (h != s)
@@ -434,11 +441,114 @@ static void loop_win_settle(struct pci_epc_loop *loop, size_t start, size_t n)
 	loop_win_stat_add(loop, LOOP_WIN_UNSETTLED, 1);
 }
 
-/* Make the staged cut visible to the host, highest address first */
-static void loop_win_publish(struct pci_epc_loop *loop)
+/* The mapping holding window offset @off */
+static struct loop_win_map *loop_win_map_at(struct pci_epc_loop *loop, u32 off)
 {
 	struct loop_win_map *m;
+
+	list_for_each_entry(m, &loop->win_maps, node)
+		if (off >= loop_win_off(loop, m) && off - loop_win_off(loop, m) < m->size)
+			return m;
+	return NULL;
+}
+
+/*
+ * Publish one logged store (watch.c) as its own write: the bytes of it that
+ * lie in watched words (at most two words). Returns the bytes published;
+ * without Bus Master Enable they are dropped and counted in *@dropped.
+ */
+static u64 loop_win_replay_store(struct pci_epc_loop *loop, u32 off, u8 size, u64 val,
+				 u64 *dropped)
+{
+	struct loop_win_map *m = loop_win_map_at(loop, off);
+	u64 v[2] = {}, mk[2] = {}, bytes = 0;
+	size_t i0, i;
+	u32 moff, b;
+	int k;
+
+	if (!m)
+		return 0;
+	moff = off - loop_win_off(loop, m);
+	i0 = moff / 8;
+	for (k = 0; k < size; k++) {
+		b = moff + k;
+		if (b >= m->size || !loop_watch_word(loop, loop_win_off(loop, m) + (b & ~7U)))
+			continue;
+		v[b / 8 - i0] |= ((val >> (8 * k)) & 0xff) << (8 * (b % 8));
+		mk[b / 8 - i0] |= 0xffULL << (8 * (b % 8));
+	}
+	for (k = 0; k < 2; k++) {
+		u64 old;
+
+		if (!mk[k])
+			continue;
+		i = i0 + k;
+		if (!loop_fn_master(loop, m->func)) {
+			*dropped += hweight64(mk[k]) / 8;
+			continue;
+		}
+		old = loop_win_host_load(m, i);
+		loop_hook_publish(loop, m->pci_addr + i * 8, (old & ~mk[k]) | v[k], old, mk[k]);
+		loop_win_host_store(m, i, v[k], mk[k]);
+		bytes += hweight64(mk[k]) / 8;
+	}
+	return bytes;
+}
+
+/* After a replay: the watched words' shadow is what host memory holds now */
+static void loop_win_watch_sync(struct pci_epc_loop *loop)
+{
+	struct loop_win_map *m;
+	size_t i;
+
+	list_for_each_entry(m, &loop->win_maps, node) {
+		u32 lo, hi;
+
+		if (!loop_watch_range(loop, loop_win_off(loop, m), m->size, &lo, &hi))
+			continue;
+		for (i = lo / 8; i < DIV_ROUND_UP(hi, 8); i++) {
+			u64 h = loop_fn_master(loop, m->func) ? loop_win_host_load(m, i) :
+				READ_ONCE(m->win[i]) & loop_win_valid(m, i);
+
+			m->shadow[i] = h;
+			m->stage[i] = h;
+		}
+	}
+}
+
+/*
+ * The watched words' stores of this cut, one at a time and tear_us apart,
+ * in the order the CPU made them: a host read in between sees each
+ * intermediate value, as it would between two posted writes on PCIe.
+ */
+static u64 loop_win_replay(struct pci_epc_loop *loop, u64 *dropped)
+{
+	u32 gap = loop_watch_tear_us(loop), off;
+	u64 val, bytes = 0;
+	bool first = true;
+	u8 size;
+
+	while (loop_watch_next(loop, &off, &size, &val)) {
+		if (!first && gap)
+			fsleep(gap);
+		first = false;
+		bytes += loop_win_replay_store(loop, off, size, val, dropped);
+	}
+	loop_win_watch_sync(loop);
+	return bytes;
+}
+
+/*
+ * Make the staged cut visible to the host, highest address first; then the
+ * watched words' stores one by one (they come last in program order: the
+ * cut was taken after them, see loop_watch_cut()).
+ */
+static void loop_win_publish(struct pci_epc_loop *loop)
+{
+	bool whole = loop_watch_whole(loop);
+	bool replay = !whole && loop_watch_pending(loop);
 	u64 bytes = 0, dropped = 0;
+	struct loop_win_map *m;
 	size_t i;
 
 	list_for_each_entry(m, &loop->win_maps, node) {
@@ -449,6 +559,8 @@ static void loop_win_publish(struct pci_epc_loop *loop)
 			u64 v = m->stage[i], s = m->shadow[i], mask;
 
 			if (v == s)
+				continue;
+			if (replay && loop_watch_word(loop, loop_win_off(loop, m) + i * 8))
 				continue;
 			mask = loop_win_bytemask(v ^ s);
 			m->shadow[i] = v;
@@ -465,6 +577,8 @@ static void loop_win_publish(struct pci_epc_loop *loop)
 		m->dlo = 0;
 		m->dhi = 0;
 	}
+	if (replay)
+		bytes += loop_win_replay(loop, &dropped);
 	loop->win_pending = false;
 	loop_win_stat_add(loop, LOOP_WIN_PUBLISHED, bytes);
 	loop_win_stat_add(loop, LOOP_WIN_BME_DROPPED, dropped);
@@ -483,6 +597,7 @@ static void loop_win_flush_locked(struct pci_epc_loop *loop)
 	/* The waiting cut holds older writes: it goes first */
 	if (loop->win_pending)
 		loop_win_publish(loop);
+	loop_watch_cut(loop);
 	if (loop_win_sweep(loop, 0, loop->win_words, LOOP_WIN_SCAN_CUT)) {
 		loop_win_settle(loop, 0, loop->win_words);
 		loop_win_publish(loop);
@@ -566,6 +681,8 @@ static enum loop_win_pass loop_win_tick(struct pci_epc_loop *loop)
 		loop_win_stat_add(loop, LOOP_WIN_PARTIAL, 1);
 	}
 
+	if (!loop->win_pending)
+		loop_watch_cut(loop);
 	if (loop_win_sweep(loop, start, n, loop->win_pending ?
 			   LOOP_WIN_SCAN : LOOP_WIN_SCAN_CUT)) {
 		loop_win_settle(loop, start, n);
@@ -638,6 +755,7 @@ static int loop_win_thread(void *data)
 static void loop_win_free_map(struct pci_epc_loop *loop,
 			      struct loop_win_map *m)
 {
+	loop_watch_unmapped(loop, loop_win_off(loop, m), m->size);
 	list_del(&m->node);
 	WRITE_ONCE(loop->win_words, loop->win_words - m->nwords);
 	loop->win_cursor = 0;
@@ -836,6 +954,22 @@ void loop_win_unmap(struct pci_epc_loop *loop, phys_addr_t addr)
 }
 
 /**
+ * loop_win_live() - a live mapping covers a window range
+ * @loop: the loopback (win_lock held)
+ * @off: window offset
+ * @len: bytes
+ *
+ * Return: true if one mapping holds all of [@off, @off + @len).
+ */
+bool loop_win_live(struct pci_epc_loop *loop, u32 off, u32 len)
+{
+	struct loop_win_map *m = loop_win_map_at(loop, off);
+
+	lockdep_assert_held(&loop->win_lock);
+	return m && off - loop_win_off(loop, m) + len <= m->size;
+}
+
+/**
  * pci_epc_loop_win_passes() - completed passes of the window worker
  * @epc: an endpoint controller of this driver
  *
@@ -867,6 +1001,7 @@ static int loop_win_stats_show(struct seq_file *s, void *unused)
 {
 	struct pci_epc_loop *loop = s->private;
 	u64 v[LOOP_WIN_NR_STATS];
+	struct loop_win_map *m;
 	size_t live, words;
 	bool pending;
 	int i;
@@ -881,6 +1016,12 @@ static int loop_win_stats_show(struct seq_file *s, void *unused)
 	pending = loop->win_pending;
 	mutex_unlock(&loop->win_lock);
 
+	seq_printf(s, "%-12s %pad\n", "win_phys", &loop->win_phys);
+	mutex_lock(&loop->win_lock);
+	list_for_each_entry(m, &loop->win_maps, node)
+		seq_printf(s, "map pci %#llx win_off %#x size %zu\n", m->pci_addr,
+			   loop_win_off(loop, m), m->size);
+	mutex_unlock(&loop->win_lock);
 	seq_printf(s, "%-12s %zu\n", "live_maps", live);
 	seq_printf(s, "%-12s %zu\n", "live_bytes", words * 8);
 	seq_printf(s, "%-12s %d\n", "pending", pending);

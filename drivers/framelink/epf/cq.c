@@ -318,7 +318,6 @@ static void fl_cq_write(struct fl_ep *ep, u32 n)
 {
 	u32 pos = fl_ring_slot(ep->cq_prod, ep->cq_entries);
 	u32 first = min(n, ep->cq_entries - pos);
-	__le32 prod = cpu_to_le32(ep->cq_prod + n);
 
 	fl_cqmap_write(ep, FL_HOST_CQ_OFFSET + (size_t)pos * sizeof(struct fl_cqe),
 		       ep->cq_batch, first * sizeof(struct fl_cqe));
@@ -326,15 +325,12 @@ static void fl_cq_write(struct fl_ep *ep, u32 n)
 		fl_cqmap_write(ep, FL_HOST_CQ_OFFSET, ep->cq_batch + first,
 			       (n - first) * sizeof(struct fl_cqe));
 	/* what is still coming to the host: sizes its next batch (FL_F_CQ_BATCH) */
-	if (ep->accepted & FL_F_CQ_BATCH) {
-		__le32 pend = cpu_to_le32(fl_q_submitted(ep) + (ep->rx_cons - ep->rx_done));
-
-		fl_cqmap_write(ep, offsetof(struct fl_host_status, e2h_pending), &pend,
-			       sizeof(pend));
-	}
+	if (ep->accepted & FL_F_CQ_BATCH)
+		fl_cqmap_write32(ep, offsetof(struct fl_host_status, e2h_pending),
+				 fl_q_submitted(ep) + (ep->rx_cons - ep->rx_done));
 	/* Posted writes through one window stay in order: entries before the index */
 	wmb();
-	fl_cqmap_write(ep, offsetof(struct fl_host_status, cq_prod), &prod, sizeof(prod));
+	fl_cqmap_write32(ep, offsetof(struct fl_host_status, cq_prod), ep->cq_prod + n);
 }
 
 /*
@@ -347,14 +343,12 @@ static void fl_cq_write(struct fl_ep *ep, u32 n)
 static void fl_cq_signal(struct fl_ep *ep)
 {
 	if (ep->accepted & FL_F_IRQ_PROD) {
-		__le32 ann = cpu_to_le32(ep->cq_prod), seq = cpu_to_le32(++ep->irq_seq);
-
 		/* one window, posted writes in order: cq_prod, irq_prod, irq_seq */
 		wmb();
-		fl_cqmap_write(ep, offsetof(struct fl_host_status, irq_prod), &ann, sizeof(ann));
+		fl_cqmap_write32(ep, offsetof(struct fl_host_status, irq_prod), ep->cq_prod);
 		/* irq_prod before irq_seq: the host reads them in the other order */
 		wmb();
-		fl_cqmap_write(ep, offsetof(struct fl_host_status, irq_seq), &seq, sizeof(seq));
+		fl_cqmap_write32(ep, offsetof(struct fl_host_status, irq_seq), ++ep->irq_seq);
 	} else {
 		fl_cqmap_flush(ep);
 	}

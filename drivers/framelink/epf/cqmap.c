@@ -88,10 +88,31 @@ void fl_cqmap_unmap(struct fl_ep *ep)
  * @off: offset from cq_addr.
  * @src: data.
  * @len: bytes.
+ *
+ * For completion entries and whole areas: memcpy_toio() may store them in
+ * parts of any size, which is harmless for what the host reads only after an
+ * index published behind it. An index goes through fl_cqmap_write32().
  */
 void fl_cqmap_write(struct fl_ep *ep, size_t off, const void *src, size_t len)
 {
 	memcpy_toio(ep->cqm_va + off, src, len);
+}
+
+/**
+ * fl_cqmap_write32() - store one 32-bit field of the completion area (posted)
+ * @ep: the endpoint (engine context, area mapped).
+ * @off: offset from cq_addr, 4-byte aligned.
+ * @val: the value, stored little-endian.
+ *
+ * One 32-bit store, so one write on the link: the host never reads the field
+ * half old, half new. memcpy_toio() copies 4 bytes as four byte stores on
+ * arm64, each its own posted write, and an index whose carry crosses a byte
+ * boundary reads for a moment as a value behind the host's consumer index
+ * (tests/vm/80-torn-stores.sh).
+ */
+void fl_cqmap_write32(struct fl_ep *ep, size_t off, u32 val)
+{
+	writel(val, ep->cqm_va + off);
 }
 
 /**

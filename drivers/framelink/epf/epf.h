@@ -813,6 +813,7 @@ void fl_cq_stop(struct fl_ep *ep);
 int fl_cqmap_map(struct fl_ep *ep);
 void fl_cqmap_unmap(struct fl_ep *ep);
 void fl_cqmap_write(struct fl_ep *ep, size_t off, const void *src, size_t len);
+void fl_cqmap_write32(struct fl_ep *ep, size_t off, u32 val);
 u32 fl_cqmap_flush(struct fl_ep *ep);
 
 /* irqtest.c: interrupt self-test at enable (issue 9 section 1) */
