@@ -34,7 +34,7 @@ static enum hrtimer_restart loop_msictl_take(struct hrtimer *t)
 	struct pci_epc_loop *loop = container_of(t, struct pci_epc_loop, msictl_timer);
 	unsigned long flags;
 	unsigned int hw;
-	bool more;
+	bool msix;
 
 	for (;;) {
 		spin_lock_irqsave(&loop->msictl_lock, flags);
@@ -45,13 +45,13 @@ static enum hrtimer_restart loop_msictl_take(struct hrtimer *t)
 			return HRTIMER_NORESTART;
 		}
 		__clear_bit(hw, loop->msictl_pending);
-		more = __test_and_clear_bit(hw, loop->msictl_msix);
+		msix = __test_and_clear_bit(hw, loop->msictl_msix);
 		spin_unlock_irqrestore(&loop->msictl_lock, flags);
 
 		if (generic_handle_domain_irq_safe(loop->msi_base, hw))
 			atomic64_inc(&loop->stats.irq_dropped);
 		else
-			atomic64_inc(more ? &loop->stats.irq_msix : &loop->stats.irq_msi);
+			atomic64_inc(msix ? &loop->stats.irq_msix : &loop->stats.irq_msi);
 	}
 }
 
