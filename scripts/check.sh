@@ -175,11 +175,12 @@ vm_stage "VM tests on jp7" build/vm/summary-jp7.txt --kernel jp7 \
 # (printed live and again in the TAP block: each line once)
 tr -d '\r' <build/vm/console-figures.log 2>/dev/null | grep -a -E '^figures?: ' | awk '!seen[$0]++' |
 	grep . || echo "figures: no summary (the figures VM did not finish)"
-# What failed, again near the end: CI keeps only the tail of the output (a run that failed
-# one test once showed the count and not its name)
-grep -a -h -E '^(FAIL|XPASS|SPLAT|ERROR)' build/vm/summary*.txt 2>/dev/null | head -n 20 |
-	sed 's/^/failed: /' || true
 printf '%s\n' "==== stage times" "${timings[@]}" "total: $(($(date +%s) - t0))s"
+# What failed, after the stage times: CI keeps only the last ~22 lines of the output (two
+# runs that failed one test showed the count and not its name, the second with these lines
+# printed before the stage times)
+grep -a -h -E '^(FAIL|XPASS|SPLAT|ERROR)' build/vm/summary*.txt 2>/dev/null | head -n 8 |
+	cut -c 1-160 | sed 's/^/failed: /' || true
 # the coverage line just before the count, which stays the last line
 coverage_line
 echo "check: $((passed + vp)) passed, $vf failed, $vs skipped"
