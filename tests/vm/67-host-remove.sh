@@ -8,7 +8,11 @@
 #  - a surprise removal: the endpoint function stopped (generic-rc root: hot-plug removes the
 #    function with its link), then started again;
 #  - unbinds racing mmap() calls (the VMA is linked only after ->mmap returns);
-#  - an IMPORT on the open file after the unbind: ENODEV, nothing attached (issue 27 3.5).
+#  - an IMPORT on the open file after the unbind: ENODEV, nothing attached (issue 27 3.5);
+#  - a remove that cannot stop the endpoint (tegra234-edma, its write DMA stalled) with an
+#    import held: the import is kept attached for good, and the pci_dev it names outlives
+#    the device's last close (issue 27 3.10: before, the exporter's debugfs bufinfo read the
+#    freed device's name, a KASAN use-after-free).
 # Afterwards every page of every mapping must fault with SIGBUS (zapped at remove, before the
 # buffers were freed through the still bound device), never return data; REAP says ENODEV;
 # the device that comes back streams (a short bench). KASAN/kmemleak judge the frees.
@@ -115,6 +119,55 @@ if t_check "remove: loop (tegra234, generic-rc), framelink-epf, framelink-host u
 	bench_ok "mmap race"
 
 	t_check "remove: tear down and unload" fl_down
+else
+	fl_down >/dev/null 2>&1
+fi
+
+# ---- issue 27 item 3.10: imports kept by a failed remove do not outlive their pci_dev ----
+# kept_import_case: a frame's write DMA stalled in the lab, so the endpoint cannot report
+# RESET when remove() disables it: remove() keeps the buffers and the imports for good. The
+# app holding the import then closes the device (the host's last reference). The dma-buf
+# core's bufinfo then prints each attachment's device name.
+kept_import_case() {
+	local rp sp pid rc
+	framelink recv -d $HDEV -n 0 -t 60000 >/tmp/67k-recv.out 2>&1 &
+	rp=$!
+	sleep 0.5
+	echo 60 >$LOOPDBG/stall
+	framelink send -d $EDEV -s 1M -n 1 >/tmp/67k-send.out 2>&1 &
+	sp=$!
+	t_check "kept import: write DMA running (stalled)" \
+		wait_for 100 grep -q 'write active' $LOOPDBG/channels
+	rm -f /tmp/hold.ready /tmp/hold.go
+	framelink hold $HDEV /tmp/hold.ready /tmp/hold.go keep-import >/tmp/hold.out 2>&1 &
+	pid=$!
+	t_check "kept import: an import held" wait_for 100 test -e /tmp/hold.ready
+	t_check "kept import: pci remove" pci_remove
+	t_check "kept import: remove could not stop the endpoint (ring kept)" \
+		sh -c "dmesg | grep -q 'endpoint did not stop: completion ring leaked'"
+	kill $rp 2>/dev/null
+	wait $rp 2>/dev/null
+	touch /tmp/hold.go
+	wait_bounded $pid 60
+	sed 's/^/# /' /tmp/hold.out
+	sleep 1
+	cat /sys/kernel/debug/dma_buf/bufinfo >/tmp/67k-bufinfo.out 2>&1
+	sed 's/^/# bufinfo: /' /tmp/67k-bufinfo.out | grep -A3 'Attached Devices' | head -n 8
+	t_check "kept import: the attachment still names the removed function" \
+		grep -q "$BDF" /tmp/67k-bufinfo.out
+	echo 0 >$LOOPDBG/stall
+	kill $sp 2>/dev/null
+	wait_bounded $sp 20
+	t_check "kept import: link cycled, function back" relink
+}
+
+if t_check "kept import: loop (tegra234-edma, generic-rc), framelink-epf, framelink-host up" \
+	fl_start "profile=tegra234-edma rc_profile=generic-rc" "nbufs=4 buf_size=1048576" \
+	slots=8 slot_size=1048576 ring_entries=16 dma_channels=1 crossover=65536 \
+	rd_crossover=4096; then
+	BDF=$(bdf)
+	kept_import_case
+	t_check "kept import: tear down and unload" fl_down
 else
 	fl_down >/dev/null 2>&1
 fi

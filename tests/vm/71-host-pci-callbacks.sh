@@ -16,6 +16,12 @@
 #  - aer-perm: DISCONNECT, the app gets an errno and exits; the function is removed (jetpack:
 #    the link contained, down as DPC keeps it; tegra234-edma: with the link up, bus mastering
 #    taken through the bus) and comes back.
+#  - aer-frozen window (tegra234-edma; issue 27 item 3.4): an endpoint send between
+#    error_detected(frozen) and the link reset moves no byte into host memory (the lab's DMA
+#    refused: bus mastering already off when the buffers went back);
+#  - probe (tegra234-edma; issue 27 item 3.11): Bus Master Enable left on before the bind, as
+#    a kdump kernel may find it, is off while probe reads the header (fl-delay holds
+#    fl_setup_read_header() 1.5 s), and on again once the queue runs.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 . /tests/framelink-lib.sh
@@ -244,6 +250,69 @@ aer_perm_case() {
 	verified "$p aer-perm"
 }
 
+# aer-frozen window (issue 27 item 3.4): the host's buffers went back to its app at
+# error_detected(frozen); the link reset comes reset_ms later (3 s here). An endpoint that
+# sends meanwhile, into the host buffers it was given before, must not reach host memory: the
+# host clears bus mastering before it hands the buffers back. Measured on the lab's DMA
+# counters: bytes the engine moved in the window (1 MiB frames: DMA, not CPU copies).
+frozen_window_case() {
+	local p=$1 rp cbp sp db0 db1 bb0 bb1
+	framelink recv -d $HDEV -n 0 -t 30000 >/tmp/recv71-window.out 2>&1 &
+	rp=$!
+	sleep 0.5
+	echo 3000 >/sys/module/fl_pcicb/parameters/reset_ms
+	cb aer-frozen >/tmp/cb71-window.out &
+	cbp=$!
+	t_check "$p frozen window: the host app's buffers went back (ENOLINK)" \
+		wait_for 50 grep -q ENOLINK /tmp/recv71-window.out
+	db0=$(lstat dma_bytes)
+	bb0=$(lstat bme_blocked)
+	framelink send -d $EDEV -s 1M -n 4 >/tmp/send71-window.out 2>&1 &
+	sp=$!
+	# sampled inside the window: after resume() the queue's enable measures the crossovers
+	# with DMA (92,160 bytes), which is not the window's
+	sleep 1
+	db1=$(lstat dma_bytes)
+	bb1=$(lstat bme_blocked)
+	wait_bounded $cbp 30
+	echo 200 >/sys/module/fl_pcicb/parameters/reset_ms
+	kill $sp $rp 2>/dev/null
+	wait $sp $rp 2>/dev/null
+	sed 's/^/# /' /tmp/cb71-window.out
+	sed 's/^/# send: /' /tmp/send71-window.out | tail -n 3
+	echo "# $p frozen window: dma_bytes $db0 -> $db1, bme_blocked $bb0 -> $bb1"
+	t_check "$p frozen window: no endpoint DMA reached the handed-back buffers" \
+		test "$db1" = "$db0"
+	t_check "$p frozen window: the lab refused the endpoint's DMA" test "$bb1" -gt "$bb0"
+	wait_for 50 sh -c "dmesg | grep -q 'queue reset, endpoint generation'"
+	verified "$p frozen window"
+}
+
+probe_bme_case() {
+	local p=$1 c=/sys/bus/pci/devices/$BDF/config lo bpid
+	t_check "$p probe: host driver unbound" \
+		sh -c "echo $BDF >$HDRV/unbind && ! test -e $HDEV"
+	# bus mastering left on, as the kernel before a kdump one may leave it
+	lo=$(od -An -tu1 -j4 -N1 $c | tr -d ' ')
+	printf "\\$(printf %o $((lo | 4)))" | dd of=$c bs=1 seek=4 count=1 conv=notrunc 2>/dev/null
+	t_check "$p probe: Bus Master Enable on before the bind" test "$(bme)" = 1
+	if ! t_check "$p probe: fl-delay on fl_setup_read_header()" \
+		t_insmod fl-delay func=fl_setup_read_header delay_ms=1500 armed=1; then
+		echo $BDF >$HDRV/bind
+		return
+	fi
+	echo $BDF >$HDRV/bind &
+	bpid=$!
+	t_check "$p probe: held reading the header" \
+		wait_for 50 sh -c "[ \$(cat /sys/module/fl_delay/parameters/waiting) = 1 ]"
+	t_check "$p probe: Bus Master Enable off while probe reads the header" test "$(bme)" = 0
+	wait_bounded $bpid 20
+	rmmod fl_delay
+	t_check "$p probe: bound" wait_for 50 test -c $HDEV
+	t_check "$p probe: Bus Master Enable on once the queue runs" test "$(bme)" = 1
+	verified "$p probe"
+}
+
 for p in tegra234-edma jetpack; do
 	dmesg -c >/dev/null
 	if t_check "$p: loop (generic-rc), framelink-epf, framelink-host up" up $p &&
@@ -254,6 +323,10 @@ for p in tegra234-edma jetpack; do
 		aer_normal_case $p
 		aer_frozen_case $p
 		aer_perm_case $p
+		if [ $p = tegra234-edma ]; then
+			frozen_window_case $p
+			probe_bme_case $p
+		fi
 		t_check "$p: tear down and unload" down
 	else
 		rmmod fl_pcicb 2>/dev/null

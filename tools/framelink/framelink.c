@@ -18,7 +18,7 @@
  *                                          sysfs resourceN: the host's view, read only)
  *   framelink poke FILE OFFSET VALUE...   (lab: 32-bit stores into such a file: a hostile
  *                                          host writing the endpoint's BAR0)
- *   framelink hold DEV READY GO [race|submit|import]
+ *   framelink hold DEV READY GO [race|submit|import|keep-import]
  *                                         (lab: keep the buffers mapped across a removal,
  *                                          then report SIGBUS vs data per page; IMPORT then)
  *   framelink reap-cut DEV READY          (lab: frames queued, REAP waiting across a link cut)
@@ -108,7 +108,8 @@ static void usage(FILE *f)
 		"                                 its fd, size and CRC read through it\n"
 		"  peek FILE OFFSET LENGTH        hex dump via mmap() (a BAR's sysfs resourceN)\n"
 		"  poke FILE OFFSET VALUE...      lab: 32-bit stores via mmap() from OFFSET on\n"
-		"  hold DEV READY GO [race|submit|import]  lab: buffers mapped across a removal: SIGBUS?\n"
+		"  hold DEV READY GO [race|submit|import|keep-import]\n"
+		"                                 lab: buffers mapped across a removal: SIGBUS?\n"
 		"  reap-cut DEV READY             lab: frames queued, REAP across a link cut\n"
 		"options:\n"
 		"  -d DEV      device (default %s; echo: %s)\n"
@@ -1621,7 +1622,7 @@ static int cmd_hold(int argc, char **argv)
 	struct hold_count c = { 0 }, rc = { 0 };
 	static void *race[HOLD_RACE_MAX];
 	static u64 race_page[HOLD_RACE_MAX];
-	int racing, submitting, importing, fd, ready, reap_err, import_err = 0;
+	int racing, submitting, importing, keeping, fd, ready, reap_err, import_err = 0;
 	u32 ncancel = 0, nother = 0;
 	struct fl_reap r = { 0 };
 	struct fl_completion cpl;
@@ -1631,8 +1632,10 @@ static int cmd_hold(int argc, char **argv)
 	racing = argc == 6 && !strcmp(argv[5], "race");
 	submitting = argc == 6 && !strcmp(argv[5], "submit");
 	importing = argc == 6 && !strcmp(argv[5], "import");
-	if (argc != 5 && !racing && !submitting && !importing) {
-		fprintf(stderr, "framelink: hold DEV READYFILE GOFILE [race|submit|import]\n");
+	keeping = argc == 6 && !strcmp(argv[5], "keep-import");
+	if (argc != 5 && !racing && !submitting && !importing && !keeping) {
+		fprintf(stderr,
+			"framelink: hold DEV READYFILE GOFILE [race|submit|import|keep-import]\n");
 		return 2;
 	}
 	fd = open(argv[2], O_RDWR | O_CLOEXEC);
@@ -1653,6 +1656,14 @@ static int cmd_hold(int argc, char **argv)
 	sigaction(SIGBUS, &sa, NULL);
 	if (submitting && hold_submit(fd, &info))
 		return 1;
+	/* keep-import: an import made before the removal, never taken back by the app */
+	if (keeping)
+		import_err = hold_import(fd);
+	if (import_err) {
+		fprintf(stderr, "framelink: hold: IMPORT: %s\n",
+			import_err < 0 ? "no system heap" : errname(import_err));
+		return 1;
+	}
 	ready = open(argv[3], O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (ready < 0)
 		return 1;
@@ -1706,6 +1717,8 @@ static int cmd_hold(int argc, char **argv)
 	if (importing)
 		printf("; import after removal %s",
 		       import_err < 0 ? "(no system heap)" : errname(import_err));
+	if (keeping)
+		printf("; an import held across the removal");
 	printf("\n");
 	if (submitting && (ncancel != info.nbufs || reap_err != ENODEV))
 		return 1;

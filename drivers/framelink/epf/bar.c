@@ -71,29 +71,77 @@ void fl_bar_free(struct fl_ep *ep)
 	ep->bar = NULL;
 }
 
+/* The header this endpoint publishes, built from its own state, never from the BAR */
+static void fl_bar_fill_header(const struct fl_ep *ep, struct fl_bar_header *h)
+{
+	u32 rx_off = FL_BAR_RINGS_OFFSET + ep->entries * sizeof(struct fl_tx_desc);
+
+	*h = (struct fl_bar_header){
+		.magic = cpu_to_le32(FL_MAGIC),
+		.abi_version = cpu_to_le32(FL_ABI_VERSION),
+		.features = cpu_to_le64(ep->offered),
+		.bar_size = cpu_to_le32(FL_BAR_SIZE),
+		.tx_ring_offset = cpu_to_le32(FL_BAR_RINGS_OFFSET),
+		.tx_entries = cpu_to_le32(ep->entries),
+		.rx_ring_offset = cpu_to_le32(rx_off),
+		.rx_entries = cpu_to_le32(ep->entries),
+		.max_frame = cpu_to_le32(ep->slot_size),
+		.ep_slots = cpu_to_le32(ep->nslots),
+	};
+}
+
+/* Everything but the magic, then the magic: a host that sees it sees the rest */
+static void fl_bar_publish_header(struct fl_ep *ep, const struct fl_bar_header *h)
+{
+	const size_t body = offsetof(struct fl_bar_header, abi_version);
+
+	memcpy((u8 *)ep->hdr + body, (const u8 *)h + body, sizeof(*h) - body);
+	/* the body before the magic, for a host that reads the BAR */
+	wmb();
+	WRITE_ONCE(ep->hdr->magic, h->magic);
+}
+
 /**
  * fl_bar_write_header() - publish the header once the data path is known (epc_init)
  * @ep: the endpoint.
  */
 void fl_bar_write_header(struct fl_ep *ep)
 {
-	struct fl_bar_header *h = ep->hdr;
-	u32 rx_off = FL_BAR_RINGS_OFFSET + ep->entries * sizeof(struct fl_tx_desc);
+	struct fl_bar_header h;
 
 	ep->offered = FL_F_CQ_EVENT | FL_F_TIMESTAMPS | FL_F_INTX_ACK | FL_F_IRQ_TEST |
 		     FL_F_CQ_BATCH | FL_F_IRQ_PROD | (ep->nrd || ep->nwr ? FL_F_DMA : 0);
-	WRITE_ONCE(h->abi_version, cpu_to_le32(FL_ABI_VERSION));
-	WRITE_ONCE(h->features, cpu_to_le64(ep->offered));
-	WRITE_ONCE(h->bar_size, cpu_to_le32(FL_BAR_SIZE));
-	WRITE_ONCE(h->tx_ring_offset, cpu_to_le32(FL_BAR_RINGS_OFFSET));
-	WRITE_ONCE(h->tx_entries, cpu_to_le32(ep->entries));
-	WRITE_ONCE(h->rx_ring_offset, cpu_to_le32(rx_off));
-	WRITE_ONCE(h->rx_entries, cpu_to_le32(ep->entries));
-	WRITE_ONCE(h->max_frame, cpu_to_le32(ep->slot_size));
-	WRITE_ONCE(h->ep_slots, cpu_to_le32(ep->nslots));
-	/* The magic last: a host that sees it sees the rest */
-	wmb();
-	WRITE_ONCE(h->magic, cpu_to_le32(FL_MAGIC));
+	fl_bar_fill_header(ep, &h);
+	fl_bar_publish_header(ep, &h);
+}
+
+/**
+ * fl_bar_heal_header() - rewrite the header if the host altered it
+ * @ep: the endpoint (engine context, or the engine is stopped); header published.
+ *
+ * The header is BAR0 memory the host can write (a buggy driver, a crashed kernel
+ * before a kdump one): the host reads it again at every queue reset and keeps
+ * its queue stopped while it differs from what it set up. Called at link up,
+ * on every idle pass of a session (READY or ERROR) and before the status
+ * block says RESET, so the reset that follows reads the endpoint's own header.
+ * Not while idle in RESET: no host has a queue with this endpoint then, and a
+ * host that binds reads whatever is there (78-epf-coverage.sh writes other
+ * endpoints' headers then to show the host's refusals). Counted in
+ * status_repairs.
+ *
+ * Return: true when the header was rewritten.
+ */
+bool fl_bar_heal_header(struct fl_ep *ep)
+{
+	struct fl_bar_header h;
+
+	fl_bar_fill_header(ep, &h);
+	if (!memcmp(&h, ep->hdr, sizeof(h)))
+		return false;
+	fl_stat_add(ep, FL_STAT_STATUS_REPAIRS, 1);
+	dev_warn_ratelimited(ep->dev, "BAR0 header altered by the host: rewritten\n");
+	fl_bar_publish_header(ep, &h);
+	return true;
 }
 
 static bool fl_irq_mode_allows(struct fl_ep *ep, u32 mode)
@@ -194,6 +242,9 @@ void fl_bar_set_state(struct fl_ep *ep, u32 state, u32 error)
 {
 	if (state == FL_STATE_READY)
 		ep->st_generation++;
+	/* the host reads the header again once it sees RESET (engine context: published) */
+	if (state == FL_STATE_RESET)
+		fl_bar_heal_header(ep);
 	ep->st_error = error;
 	ep->state = state;
 	fl_bar_write_status(ep);

@@ -728,6 +728,7 @@ void fl_bar_set_state(struct fl_ep *ep, u32 state, u32 error);
 void fl_bar_write_header(struct fl_ep *ep);
 void fl_bar_proto_error(struct fl_ep *ep, u32 error, const char *what);
 bool fl_bar_heal_status(struct fl_ep *ep);
+bool fl_bar_heal_header(struct fl_ep *ep);
 bool fl_bar_check_doorbell(struct fl_ep *ep);
 
 /* slots.c */

@@ -54,11 +54,14 @@ static const struct fl_notify_src fl_notify_poll = {
 
 /*
  * An idle pass also looks at what the busy path does not: the status block
- * the host may have overwritten (heal it) and reserved doorbell words.
+ * and, in a session, the header the host may have overwritten (heal them),
+ * and reserved doorbell words.
  */
 static bool fl_engine_idle_checks(struct fl_ep *ep)
 {
-	return fl_bar_check_doorbell(ep) | fl_bar_heal_status(ep);
+	bool healed = ep->state != FL_STATE_RESET && fl_bar_heal_header(ep);
+
+	return fl_bar_check_doorbell(ep) | healed | fl_bar_heal_status(ep);
 }
 
 static int fl_engine_fn(void *data)
@@ -94,7 +97,8 @@ int fl_engine_start(struct fl_ep *ep)
 		goto out_unlock;
 	ep->notify = &fl_notify_poll;
 	ep->poll_us = 0;
-	/* The host may have written the status block while the link was down */
+	/* The host may have written the header or status block while the link was down */
+	fl_bar_heal_header(ep);
 	fl_bar_heal_status(ep);
 	t = kthread_create(fl_engine_fn, ep, "fl-ep%d", ep->id);
 	if (IS_ERR(t)) {

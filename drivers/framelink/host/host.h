@@ -125,6 +125,8 @@ struct fl_rx_shadow {
  * @lock: protects everything below, the buffer states, @tx_sh, @rx_sh, @fifo and every
  *	BAR0 access after probe (so remove() can unmap the BAR under it).
  * @dead: removed (or surprise-removed); set once, under @lock.
+ * @imports_kept: remove() kept imports attached (the endpoint did not stop): they point
+ *	at @pdev's device, so the last put keeps @pdev's reference for good.
  * @enabled: the endpoint is READY and the rings may be used.
  * @tx_prod: tx descriptors written (free-running, as in BAR0).
  * @tx_cons: tx descriptors completed.
@@ -240,6 +242,7 @@ struct fl_host {
 
 	struct mutex lock;	/* see @lock above */
 	bool dead;
+	bool imports_kept;
 	bool enabled;
 	u32 tx_prod;
 	u32 tx_cons;
@@ -370,6 +373,7 @@ int fl_live_errno(struct fl_host *host);
 int fl_import_add(struct fl_host *host, void __user *argp);
 int fl_import_remove(struct fl_host *host, void __user *argp);
 void fl_import_drop(struct fl_host *host, bool all);
+u32 fl_import_keep(struct fl_host *host);
 #else
 #define FL_HOST_MAX_IMPORTS	0
 static inline int fl_import_add(struct fl_host *host, void __user *argp)

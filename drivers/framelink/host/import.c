@@ -27,6 +27,7 @@
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/kmemleak.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -269,4 +270,27 @@ void fl_import_drop(struct fl_host *host, bool all)
 			continue;
 		fl_import_release(fl_import_unlink(host, i));
 	}
+}
+
+/**
+ * fl_import_keep() - remove() could not stop the endpoint: keep every import for good
+ * @host: the device; fl_host.lock held.
+ *
+ * The endpoint may still write an imported buffer, so it stays attached and mapped, never
+ * released (as the own buffers are leaked then); kmemleak is told.
+ *
+ * Return: the number of imports kept.
+ */
+u32 fl_import_keep(struct fl_host *host)
+{
+	u32 i, n = 0;
+
+	lockdep_assert_held(&host->lock);
+	for (i = host->nbufs; i < host->nslots; i++) {
+		if (!host->bufs[i].imp)
+			continue;
+		kmemleak_not_leak(host->bufs[i].imp);
+		n++;
+	}
+	return n;
 }

@@ -8,10 +8,11 @@
  * remove() ever comes and no completion will ever arrive for what is outstanding.
  *
  * Watchdog (@live_work): armed by every doorbell kick, it runs every FL_LIVE_PERIOD_MS while
- * frames are outstanding. Only when a whole period brought no completion does it read
- * fl_bar_status.state and .generation (two non-posted reads, so at most 20 a second): an
- * all-ones state means the link is gone, a state other than READY or another generation
- * means the endpoint stopped or restarted. Either resets the queue.
+ * frames are outstanding. Only when a whole period brought no completion does it read the
+ * function's vendor ID in config space, then fl_bar_status.state and .generation (three
+ * non-posted reads, so at most 30 a second): all-ones in config space means the link is
+ * gone, and BAR0 is not read then; a state other than READY or another generation means
+ * the endpoint stopped or restarted. Either resets the queue.
  *
  * Reset (@reset_work): never inside REAP or poll() and never with fl_host.lock held across
  * a wait, so a REAP or poll() with timeout 0 returns at once during a reset and an open()
@@ -102,13 +103,11 @@ static int fl_live_stop_ep(struct fl_host *host)
 	int ret;
 
 	/*
-	 * A link already known down is looked at in config space only. Otherwise the
-	 * handshake decides: on a board the status read gives all-ones at once when the
-	 * link is gone; an endpoint that answers but does not stop costs the bounded wait.
+	 * Config space before BAR0, as in fl_live_check(): a link that is down is looked at
+	 * there only. Otherwise the handshake decides; an endpoint that answers but does
+	 * not stop costs the bounded wait.
 	 */
-	if (host->link_down && !fl_live_link_ok(host))
-		return -ENOLINK;
-	if (pci_dev_is_disconnected(host->pdev))
+	if (!fl_live_link_ok(host))
 		return -ENOLINK;
 	if (host->link_down) {
 		/*
@@ -324,28 +323,42 @@ int fl_live_wait_reset(struct fl_host *host, bool interruptible)
 	return fl_live_errno(host);
 }
 
+/* Why a queue whose endpoint reports @state and @generation must be reset, or NULL */
+static const char *fl_live_why(struct fl_host *host, u32 state, u32 generation)
+{
+	if (state == U32_MAX)
+		return "BAR0 reads all-ones (link down)";
+	if (state != FL_STATE_READY)
+		return "the endpoint left READY";
+	if (generation != host->generation)
+		return "the endpoint restarted (generation changed)";
+	return NULL;
+}
+
 /*
- * Read fl_bar_status (state, generation): two non-posted reads. Resets the queue when the
- * endpoint left READY, restarted or the link is gone. fl_host.lock held, queue enabled.
- * Returns true when a reset was started.
+ * Is the function reachable (its vendor ID, one config read), then fl_bar_status (state,
+ * generation): two non-posted reads of BAR0. Config space first: on a dead link a config
+ * read completes with all-ones from the root port, while a memory read waits for a
+ * completion timeout, which some root ports report as an SError (issue 27 item 3.12).
+ * Resets the queue when the link is gone or the endpoint left READY or restarted.
+ * fl_host.lock held, queue enabled. Returns true when a reset was started.
  */
 static bool fl_live_check(struct fl_host *host)
 {
-	u32 state, error, generation;
-	const char *why = NULL;
+	u32 state = U32_MAX, error = U32_MAX, generation = U32_MAX;
+	const char *why;
 
 	host->live_checked = jiffies;
-	state = readl(host->bar + FL_STATUS(state));
-	generation = readl(host->bar + FL_STATUS(generation));
-	if (state == U32_MAX)
-		why = "BAR0 reads all-ones (link down)";
-	else if (state != FL_STATE_READY)
-		why = "the endpoint left READY";
-	else if (generation != host->generation)
-		why = "the endpoint restarted (generation changed)";
-	if (!why)
-		return false;
-	error = readl(host->bar + FL_STATUS(error));
+	if (!fl_live_link_ok(host)) {
+		why = "config space reads all-ones (link down)";
+	} else {
+		state = readl(host->bar + FL_STATUS(state));
+		generation = readl(host->bar + FL_STATUS(generation));
+		why = fl_live_why(host, state, generation);
+		if (!why)
+			return false;
+		error = readl(host->bar + FL_STATUS(error));
+	}
 	dev_warn_ratelimited(host->dev,
 			     "resetting the queue: %s (state %s, error %u, generation %u, ours %u)\n",
 			     why, fl_state_name(state), error, generation, host->generation);

@@ -44,7 +44,12 @@ static void fl_host_release(struct kref *ref)
 	fl_bufs_free(host);
 	mutex_destroy(&host->reap_lock);
 	mutex_destroy(&host->lock);
-	pci_dev_put(host->pdev);
+	/*
+	 * A kept import's dma-buf attachment names this device (the exporter, and its debugfs
+	 * bufinfo, read attach->dev for good): the device must outlive it (issue 27 item 3.10).
+	 */
+	if (!host->imports_kept)
+		pci_dev_put(host->pdev);
 	kfree(host);
 }
 
@@ -160,6 +165,13 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		dev_err(dev, "nbufs=%u buf_size=%u out of range\n", nbufs, buf_size);
 		return -EINVAL;
 	}
+	/*
+	 * Before anything else: a kdump kernel, or firmware, may find Bus Master Enable left
+	 * on with the endpoint still running an earlier host's queue, writing completions into
+	 * memory this kernel now owns. It is set again once the endpoint reports RESET
+	 * (fl_setup_enable()).
+	 */
+	pci_clear_master(pdev);
 	host = kzalloc(sizeof(*host), GFP_KERNEL);
 	if (!host)
 		return -ENOMEM;
@@ -215,11 +227,7 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	ret = fl_setup_read_header(host);
 	if (ret)
 		goto unmap_bar;
-	/*
-	 * Bus mastering stays off until the endpoint reports RESET (fl_setup_enable()): an
-	 * endpoint still running the queue of an earlier host instance (a crash, a kexec
-	 * without shutdown) would otherwise write completions into memory this kernel owns.
-	 */
+	/* bus mastering stays off (cleared above) until the endpoint reports RESET */
 	host->master_off = true;
 	fl_link_info(host);
 
@@ -363,6 +371,8 @@ static void fl_remove(struct pci_dev *pdev)
 	mutex_lock(&host->lock);
 	if (!leak_cq)
 		fl_import_drop(host, true);
+	else
+		host->imports_kept = fl_import_keep(host) > 0;
 	mutex_unlock(&host->lock);
 	if (leak_cq)
 		dev_warn(host->dev,
@@ -437,7 +447,13 @@ static pci_ers_result_t fl_error_detected(struct pci_dev *pdev, pci_channel_stat
 		host->stats.queue_resets++;
 	host->enabled = false;
 	host->link_down = true;
-	/* the link reset that follows resets the function: its bus mastering stays off */
+	/*
+	 * Bus mastering off before any buffer goes back (issue 27 item 3.4): until the link
+	 * reset that follows, a channel frozen without containment still carries the
+	 * endpoint's writes into the buffers it was given. A contained link drops the config
+	 * write, and the endpoint's DMA with it. Off until the endpoint reports RESET.
+	 */
+	pci_clear_master(pdev);
 	host->master_off = true;
 	fl_q_fail_all(host, -ENOLINK);
 	mutex_unlock(&host->lock);

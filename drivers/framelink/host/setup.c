@@ -173,13 +173,27 @@ int fl_setup_same_header(struct fl_host *host)
 	    le32_to_cpu(hdr.rx_entries) != host->rx_entries ||
 	    le32_to_cpu(hdr.max_frame) != host->max_frame ||
 	    le64_to_cpu(hdr.features) != host->offered) {
-		dev_err(host->dev,
-			"endpoint restarted with another header (tx %u, rx %u, max_frame %u, features %#llx): queue stays stopped; rebind framelink-host\n",
-			le32_to_cpu(hdr.tx_entries), le32_to_cpu(hdr.rx_entries),
-			le32_to_cpu(hdr.max_frame), le64_to_cpu(hdr.features));
+		/* every reset attempt (SUBMIT and POST start one at once) comes here */
+		dev_err_ratelimited(host->dev,
+				    "endpoint restarted with another header (tx %u, rx %u, max_frame %u, features %#llx): queue stays stopped; rebind framelink-host\n",
+				    le32_to_cpu(hdr.tx_entries), le32_to_cpu(hdr.rx_entries),
+				    le32_to_cpu(hdr.max_frame), le64_to_cpu(hdr.features));
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * Zero @bytes of reserved words from BAR0 offset @off, one writel() each: a host before us (a
+ * crashed kernel before a kdump one, a buggy driver) may have left anything there, and the
+ * endpoint refuses an enable or a doorbell with a reserved word set.
+ */
+static void fl_setup_zero_reserved(struct fl_host *host, u32 off, size_t bytes)
+{
+	size_t i;
+
+	for (i = 0; i < bytes; i += sizeof(__le32))
+		writel(0, host->bar + off + i);
 }
 
 /**
@@ -187,8 +201,11 @@ int fl_setup_same_header(struct fl_host *host)
  * @host: the device; fl_host.lock held; the endpoint in %FL_STATE_RESET, so it writes
  *	nothing to the completion ring any more.
  *
- * Clears the completion ring, zeroes the doorbell indices, writes fl_bar_ctrl and sets
- * %FL_CTRL_ENABLE. The caller waits for %FL_STATE_READY and calls fl_setup_finish().
+ * Clears the completion ring, zeroes the doorbell indices, writes all of fl_bar_ctrl
+ * (reserved words included) and sets %FL_CTRL_ENABLE. The caller waits for
+ * %FL_STATE_READY and calls fl_setup_finish(). Every host-written word of BAR0 but irq_ack
+ * (a count the endpoint only compares) and the rings (each entry written before it is
+ * produced) is rewritten here, so garbage a previous host left is gone at every enable.
  *
  * Return: fl_bar_status.generation before the enable.
  */
@@ -216,6 +233,8 @@ u32 fl_setup_start(struct fl_host *host)
 	writel(0, host->bar + FL_DB(cq_event));
 	/* the self-test's answers count from 0, and only until fl_setup_finish() */
 	writel(0, host->bar + FL_DB(irq_test));
+	fl_setup_zero_reserved(host, FL_DB(reserved),
+			       sizeof_field(struct fl_bar_doorbell, reserved));
 	atomic_set(&host->irqt_count, 0);
 	WRITE_ONCE(host->irqt_armed, !!(host->features & FL_F_IRQ_TEST));
 	/* a handler of the last session may have left INTx masked: the test's INTx must pass */
@@ -226,6 +245,8 @@ u32 fl_setup_start(struct fl_host *host)
 	lo_hi_writeq(host->features, host->bar + FL_CTRL(features));
 	writel(host->irq_type, host->bar + FL_CTRL(irq_type));
 	writel(host->irq_type == FL_IRQ_NONE ? 0 : 1, host->bar + FL_CTRL(irq_vectors));
+	fl_setup_zero_reserved(host, FL_CTRL(reserved),
+			       sizeof_field(struct fl_bar_ctrl, reserved));
 	/*
 	 * writel() orders the earlier writes (and the memset of the coherent ring) before the
 	 * enable bit reaches the endpoint.

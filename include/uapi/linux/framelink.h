@@ -596,7 +596,8 @@ struct fl_reap {
  * @dma_aborts: DMA transfers that ended aborted or in error and were failed (endpoint).
  * @dma_leaked: transfers whose DMA callback never came within the bound; their state and
  *	memory are deliberately kept, never reused (endpoint).
- * @status_repairs: times the endpoint found its BAR0 status block altered and rewrote it.
+ * @status_repairs: times the endpoint found its BAR0 status block or header altered and
+ *	rewrote it.
  * @intx_retries: INTx raised again because the host did not acknowledge the last one within
  *	20 ms with completions unconsumed: a pulse the host never saw (endpoint; since ABI 1.0
  *	in a reserved word, 0 from an older endpoint).
