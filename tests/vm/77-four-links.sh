@@ -82,7 +82,7 @@ delta() {
 }
 # counts PHASE LINK FRAMES SESSIONS [EXTRA]: since /tmp/four-[he]0.LINK, host and endpoint (of
 # $HDEV, $EDEV) each sent and received exactly FRAMES and counted no error; both ends counted
-# the same queue resets, one per host app session, plus at most EXTRA (default 0): a stats
+# the queue resets, one per host app session, plus at most EXTRA (default 0): a stats
 # read of ours (its own open and close) that lands between two benches, while the queue is
 # still being enabled again after the last one's close, is itself a last close of a queue
 # that is not enabled, which resets it once more (host/cdev.c, fl_release()). Leaves the
@@ -101,8 +101,12 @@ counts() {
 			_re=$(echo $d | cut -d' ' -f5) _de=$d; fi
 	done
 	d=$_de
+	# Such a reset may find the endpoint READY before the host took that READY in (its queue
+	# not enabled yet): the endpoint counts it, the host does not (its queue_resets counts
+	# stops of a running queue). So the endpoint may count up to EXTRA more, never fewer.
 	t_check "four: $1: link $2: both ends counted $_rh/$_re queue reset(s), $4 sessions (+${5:-0} at most)" \
-		test "$_rh" = "$_re" -a "$_rh" -ge "$4" -a "$_rh" -le $(($4 + ${5:-0}))
+		test "$_rh" -ge "$4" -a "$_rh" -le $(($4 + ${5:-0})) -a "$_re" -ge "$_rh" \
+			-a "$_re" -le $((_rh + ${5:-0}))
 }
 
 # ---- 3. four streams at once, every frame verified ----
