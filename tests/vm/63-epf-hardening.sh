@@ -134,10 +134,10 @@ fn_pci() {
 		[ "$(cat $d/device 2>/dev/null)" = 0x22fe ] && echo $d
 	done
 }
+fn_enumerated() { [ -n "$(fn_pci)" ]; }
 ctrl_enable_with_reserved() {
 	local d res n
-	wait_for 50 sh -c "[ -n \"\$(for d in /sys/bus/pci/devices/*; do grep -l 0x22fe \$d/device; done 2>/dev/null)\" ]" ||
-		{ echo "no function enumerated"; return 1; }
+	wait_for 50 fn_enumerated || { echo "no function enumerated"; return 1; }
 	d=$(fn_pci | head -n 1)
 	res=$d/resource0
 	# Memory Space on, as a driver's pci_enable_device() would (none is bound)
