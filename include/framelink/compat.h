@@ -13,6 +13,7 @@
 #ifndef _FRAMELINK_COMPAT_H
 #define _FRAMELINK_COMPAT_H
 
+#include <linux/dma-resv.h>
 #include <linux/hrtimer.h>
 #include <linux/irqdomain.h>
 #include <linux/log2.h>
@@ -590,5 +591,58 @@ static inline void fl_zap_pfn_vma(struct vm_area_struct *vma)
 #else
 #define fl_dev_set_dma_coherent(dev, v)	((dev)->dma_coherent = (v))
 #endif
+
+/*
+ * framelink-host implicit fences of imports (issue 27 item 3.8, host/fence.c). Since 5.19
+ * a dma_resv holds fences by usage (include/linux/dma-resv.h: WRITE, READ); before, one
+ * exclusive (write) fence and shared (read) ones. Writers are the WRITE usage, or the
+ * exclusive fence; our read fence is a READ one, or a shared one. Replacing our fences at
+ * release (dma_resv_replace_fences()) exists since 5.19 only: before, a signalled fence of
+ * ours stays in the list until another fence replaces it.
+ */
+static inline bool fl_resv_writers_done(struct dma_resv *resv)
+{
+#ifdef FL_HAVE_DMA_RESV_USAGE
+	return dma_resv_test_signaled(resv, DMA_RESV_USAGE_WRITE);
+#else
+	return dma_resv_test_signaled(resv, false);
+#endif
+}
+
+static inline long fl_resv_wait_writers(struct dma_resv *resv, unsigned long timeout)
+{
+#ifdef FL_HAVE_DMA_RESV_USAGE
+	return dma_resv_wait_timeout(resv, DMA_RESV_USAGE_WRITE, true, timeout);
+#else
+	return dma_resv_wait_timeout(resv, false, true, timeout);
+#endif
+}
+
+/* One fence slot reserved, then our read fence added: the dma_resv lock held throughout */
+static inline int fl_resv_add_reader(struct dma_resv *resv, struct dma_fence *fence)
+{
+	int ret;
+
+#ifdef FL_HAVE_DMA_RESV_USAGE
+	ret = dma_resv_reserve_fences(resv, 1);
+	if (!ret)
+		dma_resv_add_fence(resv, fence, DMA_RESV_USAGE_READ);
+#else
+	ret = dma_resv_reserve_shared(resv, 1);
+	if (!ret)
+		dma_resv_add_shared_fence(resv, fence);
+#endif
+	return ret;
+}
+
+static inline void fl_resv_drop_context(struct dma_resv *resv, u64 context)
+{
+#ifdef FL_HAVE_DMA_RESV_USAGE
+	struct dma_fence *stub = dma_fence_get_stub();
+
+	dma_resv_replace_fences(resv, context, stub, DMA_RESV_USAGE_READ);
+	dma_fence_put(stub);
+#endif
+}
 
 #endif /* _FRAMELINK_COMPAT_H */

@@ -97,7 +97,7 @@ dmesg | grep "slots:" | sed 's/^/# /'
 t_check "vgem: the slots come from the loop's no-map pool (the controller's own)" \
 	sh -c "dmesg | grep -q 'slots: 8 x 1048576 bytes from reserved memory framelink-slots (loop-memory@60000000, 268435456 bytes, no-map pool), attached by its driver'"
 # As the lab is: vgem not dma-coherent, pool slots: the import is refused
-FL_VGEM_EXPECT=refused t_run_tap vgem-refused framelink_vgem_test
+FL_VGEM_EXPECT=refused t_run_tap vgem-refused framelink_vgem_test -f vgem
 # A dma-buf held over unbind and function removal, then imported by vgem: ENODEV (export.c),
 # with export.c's debug lines on (a refusal must not print through the freed function)
 DDC=/sys/kernel/debug/dynamic_debug/control
@@ -131,7 +131,7 @@ if ! t_check "vgem: fl-coherent marks vgem dma-coherent" t_insmod fl-coherent; t
 	exit 0
 fi
 t_check "vgem: fl-coherent's log line" sh -c "dmesg | grep -q 'fl_coherent: vgem marked dma-coherent (was non-coherent)'"
-FL_VGEM_EXPECT=import t_run_tap vgem framelink_vgem_test
+FL_VGEM_EXPECT=import t_run_tap vgem framelink_vgem_test -f vgem
 
 LEAK='framelink_epf.*an exported slot is still mapped by a device: slots leaked'
 rm -f $V.*

@@ -8,6 +8,9 @@
 #    import and while a frame is in flight, the last close with a frame in flight (import
 #    dropped, nothing reaches the endpoint afterwards), a scattered heap buffer refused
 #    (EOPNOTSUPP), tx_imported;
+#  - the kselftest's vgemfence cases (issue 27 item 3.8): a vgem buffer's write fence holds
+#    SUBMIT until it signals (the endpoint gets what was written before), ETIMEDOUT after
+#    import_fence_ms, and our read fence holds a writer off while the frame is in flight;
 #  - `framelink capture --crc` from vivid instance 0 (vb2-dma-contig: one DMA segment a
 #    buffer) with `framelink recv --crc --export` on the endpoint: every frame arrives, every
 #    CRC in the cookies matches what the endpoint reads through its slots' dma-bufs, no host
@@ -40,6 +43,7 @@ t_check "start: loop tegra234-edma, host 8 x 1 MiB, 8 slots of 1 MiB" fl_start "
 	"nbufs=8 buf_size=1048576" slots=8 slot_size=1048576 dma_channels=2 || exit 0
 framelink info -d $HDEV | grep -E '^(caps|max_imports):' | sed 's/^/# host /'
 t_run_tap import framelink_test -f import
+t_run_tap import-fences framelink_vgem_test -f vgemfence
 
 if ! framelink info -d $HDEV | grep -q '^caps:.* import'; then
 	t_skip "camera: capture" "the host has no FL_CAP_IMPORT"

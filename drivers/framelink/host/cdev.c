@@ -135,6 +135,8 @@ static long fl_batch_put(struct fl_batch *b, void __user *argp, u32 done, long r
 static long fl_ioc_submit(struct fl_host *host, void __user *argp)
 {
 	struct fl_frame frames[FL_CHUNK];
+	struct dma_buf *writing = NULL;
+	unsigned long deadline = 0;
 	struct fl_frame __user *up;
 	struct fl_batch b;
 	u32 done = 0, i, n;
@@ -162,8 +164,13 @@ static long fl_ioc_submit(struct fl_host *host, void __user *argp)
 		}
 		if (i)
 			fl_q_tx_kick(host);
+		if (ret == -EINPROGRESS)
+			writing = fl_import_dmabuf_get(host, frames[i].buf);
 		mutex_unlock(&host->lock);
 		done += i;
+		/* an import still being written: wait unlocked, then read that frame again */
+		if (ret == -EINPROGRESS)
+			ret = fl_import_wait_writers(host, writing, &deadline);
 		if (ret)
 			break;
 	}

@@ -367,6 +367,33 @@ void fl_live_poll_arm(struct fl_host *host);
 void fl_live_stop(struct fl_host *host);
 int fl_live_errno(struct fl_host *host);
 
+/* fence.c: implicit fences of imports */
+#define FL_RFENCES	4
+
+struct fl_rfence;
+
+/**
+ * struct fl_rfences - an import's read fences (fence.c); under fl_host.lock
+ * @context: the fence context of this import.
+ * @seqno: the last sequence number used.
+ * @pool: the fences, allocated at IMPORT.
+ * @last: the fence published last (in the dma_resv until replaced), or %NULL.
+ * @busy: the fence of the frame the endpoint may be reading, or %NULL.
+ */
+struct fl_rfences {
+	u64 context;
+	u64 seqno;
+	struct fl_rfence *pool[FL_RFENCES];
+	struct fl_rfence *last;
+	struct fl_rfence *busy;
+};
+
+int fl_rfences_init(struct fl_rfences *rfs);
+int fl_rfences_begin(struct fl_rfences *rfs, struct dma_resv *resv);
+void fl_rfences_end(struct fl_rfences *rfs);
+void fl_rfences_fini(struct fl_rfences *rfs, struct dma_resv *resv);
+int fl_rfences_wait_writers(struct dma_resv *resv, unsigned long timeout);
+
 /* import.c: dma-bufs as frame sources (FL_IOC_IMPORT) */
 #if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER) || defined(FL_IMPORT_UNLINKED)
 #define FL_HOST_MAX_IMPORTS	FL_HOST_IMPORTS
@@ -374,7 +401,32 @@ int fl_import_add(struct fl_host *host, void __user *argp);
 int fl_import_remove(struct fl_host *host, void __user *argp);
 void fl_import_drop(struct fl_host *host, bool all);
 u32 fl_import_keep(struct fl_host *host);
+int fl_import_read_begin(struct fl_host *host, u32 buf);
+void fl_import_read_end(struct fl_host *host, u32 buf);
+struct dma_buf *fl_import_dmabuf_get(struct fl_host *host, u32 buf);
+int fl_import_wait_writers(struct fl_host *host, struct dma_buf *dmabuf,
+			   unsigned long *deadline);
 #else
+static inline int fl_import_read_begin(struct fl_host *host, u32 buf)
+{
+	return 0;
+}
+
+static inline void fl_import_read_end(struct fl_host *host, u32 buf)
+{
+}
+
+static inline struct dma_buf *fl_import_dmabuf_get(struct fl_host *host, u32 buf)
+{
+	return NULL;
+}
+
+static inline int fl_import_wait_writers(struct fl_host *host, struct dma_buf *dmabuf,
+					 unsigned long *deadline)
+{
+	return -EOPNOTSUPP;
+}
+
 #define FL_HOST_MAX_IMPORTS	0
 static inline int fl_import_add(struct fl_host *host, void __user *argp)
 {
@@ -388,6 +440,11 @@ static inline int fl_import_remove(struct fl_host *host, void __user *argp)
 
 static inline void fl_import_drop(struct fl_host *host, bool all)
 {
+}
+
+static inline u32 fl_import_keep(struct fl_host *host)
+{
+	return 0;
 }
 #endif
 

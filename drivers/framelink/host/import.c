@@ -18,6 +18,10 @@
  * CPU writer brackets its writes with DMA_BUF_IOCTL_SYNC, which the exporter turns into
  * syncs of every attachment's mapping, ours included. A device writer needs none.
  *
+ * Implicit fences (fence.c): SUBMIT waits for the buffer's write fences, at most
+ * import_fence_ms, and the buffer carries a read fence of ours while the endpoint may read
+ * the frame, signalled at its completion or failure.
+ *
  * Lifetime: an import holds a dma-buf reference, an attachment and its mapping. It is
  * unmapped only when no frame from it can be read any more: at UNIMPORT (refused while the
  * buffer is not the app's), at the last close after its queue reset, and at remove() once
@@ -27,7 +31,9 @@
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/jiffies.h>
 #include <linux/kmemleak.h>
+#include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -35,6 +41,11 @@
 #include "host.h"
 
 FL_MODULE_IMPORT_NS_DMA_BUF;
+
+static unsigned int import_fence_ms = 1000;
+module_param(import_fence_ms, uint, 0644);
+MODULE_PARM_DESC(import_fence_ms,
+		 "longest SUBMIT waits for an import's write fences, ms (0: fail at once; default 1000)");
 
 /**
  * struct fl_host_import - one imported dma-buf
@@ -45,6 +56,7 @@ FL_MODULE_IMPORT_NS_DMA_BUF;
  * @len: bytes that follow @dma on the bus, at most the dma-buf's size.
  * @serial: unique among the imports since load: this import, not one that reuses its
  *	memory (fl_import_add()'s take-back).
+ * @rfences: read fences published while the endpoint may read a frame from it.
  */
 struct fl_host_import {
 	struct dma_buf *dmabuf;
@@ -53,12 +65,14 @@ struct fl_host_import {
 	dma_addr_t dma;
 	u64 len;
 	u64 serial;
+	struct fl_rfences rfences;
 };
 
 static atomic64_t fl_import_serial = ATOMIC64_INIT(0);
 
 static void fl_import_release(struct fl_host_import *imp)
 {
+	fl_rfences_fini(&imp->rfences, imp->dmabuf->resv);
 	if (imp->sgt)
 		fl_dma_buf_unmap(imp->attach, imp->sgt, DMA_TO_DEVICE);
 	if (imp->attach)
@@ -98,9 +112,14 @@ static struct fl_host_import *fl_import_map(struct fl_host *host, int fd, u32 *r
 	if (!imp)
 		return ERR_PTR(-ENOMEM);
 	imp->serial = atomic64_inc_return(&fl_import_serial);
+	if (fl_rfences_init(&imp->rfences)) {
+		kfree(imp);
+		return ERR_PTR(-ENOMEM);
+	}
 	imp->dmabuf = dma_buf_get(fd);
 	if (IS_ERR(imp->dmabuf)) {
 		/* -EBADF: no file; -EINVAL: a file that is not a dma-buf */
+		fl_rfences_fini(&imp->rfences, NULL);
 		kfree(imp);
 		return ERR_PTR(-EBADF);
 	}
@@ -293,4 +312,75 @@ u32 fl_import_keep(struct fl_host *host)
 		n++;
 	}
 	return n;
+}
+
+/**
+ * fl_import_read_begin() - a frame from import @buf is about to be queued
+ * @host: the device; fl_host.lock held.
+ * @buf: an import index with an import.
+ *
+ * Return: 0 (a read fence published); -EINPROGRESS (write fences pending: nothing
+ * published, wait with fl_import_wait_writers()); -ENOMEM.
+ */
+int fl_import_read_begin(struct fl_host *host, u32 buf)
+{
+	struct fl_host_import *imp = host->bufs[buf].imp;
+
+	lockdep_assert_held(&host->lock);
+	return fl_rfences_begin(&imp->rfences, imp->dmabuf->resv);
+}
+
+/**
+ * fl_import_read_end() - the endpoint reads a frame from import @buf no more
+ * @host: the device; fl_host.lock held.
+ * @buf: a buffer index; nothing happens unless it is an import.
+ */
+void fl_import_read_end(struct fl_host *host, u32 buf)
+{
+	lockdep_assert_held(&host->lock);
+	if (buf >= host->nbufs && buf < host->nslots && host->bufs[buf].imp)
+		fl_rfences_end(&host->bufs[buf].imp->rfences);
+}
+
+/**
+ * fl_import_dmabuf_get() - a reference on the dma-buf of import @buf
+ * @host: the device; fl_host.lock held.
+ * @buf: an import index with an import.
+ *
+ * Return: the dma-buf, for fl_import_wait_writers() once the lock is dropped.
+ */
+struct dma_buf *fl_import_dmabuf_get(struct fl_host *host, u32 buf)
+{
+	struct dma_buf *dmabuf = host->bufs[buf].imp->dmabuf;
+
+	lockdep_assert_held(&host->lock);
+	get_dma_buf(dmabuf);
+	return dmabuf;
+}
+
+/**
+ * fl_import_wait_writers() - wait for a dma-buf's write fences, up to a SUBMIT's deadline
+ * @host: the device; fl_host.lock not held.
+ * @dmabuf: from fl_import_dmabuf_get(); its reference is dropped here.
+ * @deadline: jiffies; 0 the first time, set here to now + import_fence_ms.
+ *
+ * Return: 0 (signalled: try again); -ETIMEDOUT (logged); -EINTR.
+ */
+int fl_import_wait_writers(struct fl_host *host, struct dma_buf *dmabuf,
+			   unsigned long *deadline)
+{
+	unsigned int ms = READ_ONCE(import_fence_ms);
+	long left;
+	int ret;
+
+	if (!*deadline)
+		*deadline = (jiffies + msecs_to_jiffies(ms)) | 1;
+	left = (long)(*deadline - jiffies);
+	ret = left > 0 ? fl_rfences_wait_writers(dmabuf->resv, left) : -ETIMEDOUT;
+	if (ret == -ETIMEDOUT)
+		dev_warn_ratelimited(host->dev,
+				     "import: %s still being written after %u ms (import_fence_ms): frame refused\n",
+				     dmabuf->exp_name, ms);
+	dma_buf_put(dmabuf);
+	return ret;
 }

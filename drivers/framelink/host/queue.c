@@ -66,13 +66,15 @@ static void fl_q_push(struct fl_host *host, const struct fl_completion *c)
  * Return: 0; -ENODEV (device gone), -EIO (queue not running), -EINVAL (reserved field,
  * flags, buffer index or a free import index, zero length), -EMSGSIZE (longer than the
  * buffer or the endpoint's max_frame), -EBUSY (the app does not own the buffer), -EAGAIN
- * (ring full).
+ * (ring full), -EINPROGRESS (an import's write fences are pending: nothing written; the
+ * caller waits with fl_import_wait_writers() and tries again), -ENOMEM.
  */
 int fl_q_tx_one(struct fl_host *host, const struct fl_frame *f)
 {
 	struct fl_tx_shadow *sh;
 	struct fl_tx_desc d;
 	u32 slot;
+	int ret;
 
 	lockdep_assert_held(&host->lock);
 	if (host->dead)
@@ -91,9 +93,17 @@ int fl_q_tx_one(struct fl_host *host, const struct fl_frame *f)
 	if (fl_ring_used(host->tx_prod, host->tx_cons) >= host->tx_entries)
 		return -EAGAIN;
 
-	/* an import's CPU writers sync it through the dma-buf (import.c) */
-	if (f->buf < host->nbufs)
+	/*
+	 * An import's CPU writers sync it through the dma-buf; its device writers have
+	 * fences, waited for here, and our read fence holds the next writer off (fence.c).
+	 */
+	if (f->buf < host->nbufs) {
 		fl_buf_sync_for_device(host, f->buf, f->bytes, DMA_TO_DEVICE);
+	} else {
+		ret = fl_import_read_begin(host, f->buf);
+		if (ret)
+			return ret;
+	}
 	slot = fl_ring_slot(host->tx_prod, host->tx_entries);
 	sh = &host->tx_sh[slot];
 	sh->buf = f->buf;
@@ -204,6 +214,7 @@ void fl_q_fail_all(struct fl_host *host, int err)
 			.flags = sh->flags, .seq = sh->seq, .cookie = sh->cookie,
 			.ts_submit = sh->ts_submit, .ts_delivered = now,
 		};
+		fl_import_read_end(host, sh->buf);
 		fl_q_push(host, &c);
 	}
 	for (; host->rx_cons != host->rx_prod; host->rx_cons++) {
@@ -276,6 +287,7 @@ static int fl_q_complete_tx(struct fl_host *host, const struct fl_cqe *cqe, u64 
 			host->stats.tx_imported++;
 	}
 	host->tx_cons++;
+	fl_import_read_end(host, id);
 	fl_q_push(host, &c);
 	return 0;
 }

@@ -703,6 +703,12 @@ struct fl_export {
  * stay until UNIMPORT or the last close of the device, and go at remove() (later
  * SUBMITs of them fail with -ENODEV). A dma-buf that maps to more than one DMA segment
  * (a scatter-gather buffer without an IOMMU to join it) is refused.
+ * Implicit fences: SUBMIT of a frame from an import first waits for the dma-buf's write
+ * fences (a camera or GPU still writing it), at most the host module parameter
+ * import_fence_ms (default 1000): -ETIMEDOUT when they did not signal, -EINTR on a signal
+ * (that frame and those after it are not queued; fl_batch.done counts the ones that were).
+ * From SUBMIT to its completion the dma-buf carries a read fence of framelink's, so a
+ * writer that follows implicit sync waits until the endpoint has read the frame.
  * Errors: -EINVAL (flags, reserved, @buf not an import), -EBADF (@fd not a dma-buf),
  * -ENOSPC (fl_info.max_imports held), -EOPNOTSUPP (a kernel without dma-buf; more than
  * one DMA segment), -EBUSY (UNIMPORT of a buffer with a frame in flight or a completion

@@ -25,6 +25,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -34,6 +35,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/dma-buf.h>
@@ -41,6 +44,8 @@
 
 /* From the kernel tree's include/uapi/drm (the Makefile adds the directory) */
 #include "drm.h"
+#include "drm_mode.h"
+#include "vgem_drm.h"
 
 #include "kselftest_harness.h"
 #include "fl_kselftest.h"
@@ -693,6 +698,312 @@ TEST_F_TIMEOUT(vgem, import_after_unbind, 150)
 		gem_close(self->card, h);
 	EXPECT_EQ(1, dmabuf_refs(x.fd));
 	close(x.fd);
+}
+
+/*
+ * ---- implicit fences of host imports (issue 27 item 3.8; host/fence.c) ----
+ *
+ * vgem is the exporter here: a 4 KiB dumb buffer (one page: one DMA segment for the host's
+ * PCI function) exported with DRM_IOCTL_PRIME_HANDLE_TO_FD and imported by framelink-host.
+ * vgem's DRM_IOCTL_VGEM_FENCE_ATTACH puts a fence of a (simulated) GPU job on it: with
+ * VGEM_FENCE_WRITE a write fence, and it refuses (EBUSY) while a fence the new one must
+ * wait for is unsignalled: for a write, any fence, our read fence included. The fence
+ * signals at DRM_IOCTL_VGEM_FENCE_SIGNAL (or after vgem's own 10 s timeout).
+ * Run by tests/vm/76-camera.sh (-f vgemfence).
+ */
+#define FL_FENCE_PARAM	"/sys/module/framelink_host/parameters/import_fence_ms"
+#define FL_FBUF		4096
+
+FIXTURE(vgemfence) {
+	struct fl_end ep;
+	struct fl_end host;
+	int card;
+	uint32_t handle;	/* the vgem buffer */
+	uint8_t *map;		/* its CPU view */
+	int dfd;		/* its dma-buf */
+	struct fl_import im;	/* the host's import of it */
+	char param[32];		/* import_fence_ms as found, restored at teardown */
+};
+
+FIXTURE_SETUP(vgemfence)
+{
+	struct drm_mode_create_dumb cd = { .height = 1, .width = FL_FBUF / 4, .bpp = 32 };
+	struct drm_prime_handle p = { .flags = DRM_CLOEXEC | DRM_RDWR };
+	struct drm_mode_map_dumb md = { 0 };
+	FILE *f;
+	int ret;
+
+	self->ep.fd = -1;
+	self->host.fd = -1;
+	self->card = -1;
+	self->dfd = -1;
+	self->map = MAP_FAILED;
+	self->param[0] = 0;
+	self->im.buf = UINT32_MAX;
+	ret = fl_open(&self->host, "FL_HOST_DEV", "/dev/framelink0");
+	if (ret == -ENOENT)
+		SKIP(return, "no framelink host device");
+	ASSERT_EQ(0, ret);
+	if (!(self->host.info.caps & FL_CAP_IMPORT))
+		SKIP(return, "the host has no FL_CAP_IMPORT (caps %#x)", self->host.info.caps);
+	ASSERT_EQ(0, fl_open(&self->ep, "FL_EP_DEV", "/dev/framelink-ep0"));
+	self->card = vgem_open();
+	if (self->card == -ENOENT)
+		SKIP(return, FL_NO_VGEM);
+	ASSERT_LE(0, self->card);
+	ASSERT_EQ(0, ioctl(self->card, DRM_IOCTL_MODE_CREATE_DUMB, &cd));
+	ASSERT_EQ(FL_FBUF, cd.size);
+	self->handle = cd.handle;
+	md.handle = cd.handle;
+	ASSERT_EQ(0, ioctl(self->card, DRM_IOCTL_MODE_MAP_DUMB, &md));
+	self->map = mmap(NULL, FL_FBUF, PROT_READ | PROT_WRITE, MAP_SHARED, self->card,
+			 md.offset);
+	ASSERT_NE(MAP_FAILED, self->map);
+	p.handle = cd.handle;
+	ASSERT_EQ(0, ioctl(self->card, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p));
+	self->dfd = p.fd;
+	self->im = (struct fl_import){ .fd = self->dfd };
+	ASSERT_EQ(0, ioctl(self->host.fd, FL_IOC_IMPORT, &self->im));
+	ASSERT_EQ(1, self->im.segments);
+	ASSERT_EQ(FL_FBUF, self->im.size);
+	/* restored at teardown; its absence fails the one case that sets it */
+	f = fopen(FL_FENCE_PARAM, "r");
+	if (f) {
+		if (!fgets(self->param, sizeof(self->param), f))
+			self->param[0] = 0;
+		fclose(f);
+	}
+}
+
+static int fence_param_set(const char *v)
+{
+	FILE *f = fopen(FL_FENCE_PARAM, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fputs(v, f) < 0 ? -EIO : 0;
+	return fclose(f) ? -errno : ret;
+}
+
+FIXTURE_TEARDOWN(vgemfence)
+{
+	if (self->param[0])
+		fence_param_set(self->param);
+	if (self->im.buf != UINT32_MAX && self->host.fd >= 0) {
+		struct fl_import u = { .buf = self->im.buf };
+
+		ioctl(self->host.fd, FL_IOC_UNIMPORT, &u);
+	}
+	if (self->dfd >= 0)
+		close(self->dfd);
+	if (self->map != MAP_FAILED)
+		munmap(self->map, FL_FBUF);
+	if (self->card >= 0)
+		close(self->card);
+	fl_close(&self->ep);
+	fl_close(&self->host);
+}
+
+/* A fence of a vgem "job" on the buffer, write or read; its id, or -errno */
+static int vgem_fence(int card, uint32_t handle, int write)
+{
+	struct drm_vgem_fence_attach a = { .handle = handle,
+					   .flags = write ? VGEM_FENCE_WRITE : 0 };
+
+	if (ioctl(card, DRM_IOCTL_VGEM_FENCE_ATTACH, &a))
+		return -errno;
+	return a.out_fence;
+}
+
+static int vgem_signal(int card, uint32_t fence)
+{
+	struct drm_vgem_fence_signal s = { .fence = fence };
+
+	return ioctl(card, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s) ? -errno : 0;
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int fence_submit(struct _test_data_vgemfence *self, uint32_t *done)
+{
+	struct fl_frame f = { .buf = self->im.buf, .bytes = FL_FBUF, .flags = FL_FRAME_EOF,
+			      .cookie = 0xfe9ce };
+
+	return fl_submit(&self->host, &f, 1, done);
+}
+
+/* The frame arrives in endpoint slot @slot (posted already) with @crc; the host's TX is done */
+static void fence_frame_arrives(struct __test_metadata *_metadata,
+				struct _test_data_vgemfence *self, uint32_t crc)
+{
+	struct fl_completion c;
+
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c));
+	ASSERT_EQ(0, c.status);
+	ASSERT_EQ(FL_FBUF, c.bytes);
+	ASSERT_EQ(0xfe9ce, c.cookie);
+	EXPECT_EQ(crc, crc32_le(fl_buf(&self->ep, c.buf), FL_FBUF));
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c));
+	EXPECT_EQ(0, c.status);
+	EXPECT_EQ(self->im.buf, c.buf);
+}
+
+/*
+ * A writer still at work: SUBMIT waits for its write fence and the endpoint gets what the
+ * writer wrote before it signalled, not what was there at SUBMIT.
+ */
+TEST_F(vgemfence, submit_waits_for_write_fence)
+{
+	uint32_t slot = 0, crc_new, done = 9;
+	double t0, waited;
+	int fence, st;
+	pid_t pid;
+
+	fill_random(self->map, FL_FBUF, 11);
+	fill_random(fl_buf(&self->ep, slot), FL_FBUF, 12);
+	crc_new = crc32_le(fl_buf(&self->ep, slot), FL_FBUF);
+	memset(fl_buf(&self->ep, slot), 0, FL_FBUF);
+	ASSERT_EQ(0, fl_post(&self->ep, &slot, 1, NULL));
+	fence = vgem_fence(self->card, self->handle, 1);
+	ASSERT_LE(0, fence);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* the "GPU": finishes its frame 300 ms later, then signals */
+		usleep(300000);
+		fill_random(self->map, FL_FBUF, 12);
+		_exit(vgem_signal(self->card, fence) ? 1 : 0);
+	}
+	t0 = now_ms();
+	EXPECT_EQ(0, fence_submit(self, &done));
+	waited = now_ms() - t0;
+	EXPECT_EQ(1, done);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_EQ(0, st);
+	TH_LOG("SUBMIT returned after %.0f ms (the writer signalled after 300 ms)", waited);
+	EXPECT_LE(250, waited);
+	fence_frame_arrives(_metadata, self, crc_new);
+}
+
+/*
+ * A writer that does not signal within import_fence_ms: ETIMEDOUT, nothing queued from that
+ * frame on (an own buffer's frame before it in the batch is sent); once it signals, SUBMIT
+ * sends.
+ */
+TEST_F(vgemfence, write_fence_timeout_etimedout)
+{
+	struct fl_frame f[2] = {
+		{ .buf = 0, .bytes = 64, .flags = FL_FRAME_EOF, .cookie = 1 },
+		{ .buf = self->im.buf, .bytes = FL_FBUF, .flags = FL_FRAME_EOF, .cookie = 0xfe9ce },
+	};
+	struct fl_stats s0, s1;
+	struct fl_completion c;
+	uint32_t slot = 0, crc, done = 9;
+	double t0, waited;
+	int fence;
+
+	fill_random(self->map, FL_FBUF, 21);
+	crc = crc32_le(self->map, FL_FBUF);
+	ASSERT_EQ(0, fence_param_set("200"));
+	fence = vgem_fence(self->card, self->handle, 1);
+	ASSERT_LE(0, fence);
+	ASSERT_EQ(0, ioctl(self->host.fd, FL_IOC_STATS, &s0));
+	t0 = now_ms();
+	EXPECT_EQ(-ETIMEDOUT, fl_submit(&self->host, f, 2, &done));
+	waited = now_ms() - t0;
+	TH_LOG("ETIMEDOUT after %.0f ms (import_fence_ms 200)", waited);
+	EXPECT_EQ(1, done);
+	EXPECT_LE(190, waited);
+	EXPECT_GE(5000, waited);
+	/* the own buffer's frame went; the import's did not */
+	ASSERT_EQ(0, fl_post(&self->ep, &slot, 1, NULL));
+	ASSERT_EQ(0, fl_reap_one(&self->ep, FL_Q_RX, &c));
+	EXPECT_EQ(1, c.cookie);
+	slot = c.buf;
+	ASSERT_EQ(0, fl_reap_one(&self->host, FL_Q_TX, &c));
+	EXPECT_EQ(0, c.buf);
+	ASSERT_EQ(0, ioctl(self->host.fd, FL_IOC_STATS, &s1));
+	EXPECT_EQ(s0.tx_imported, s1.tx_imported);
+	/* signalled: the same frame goes */
+	ASSERT_EQ(0, vgem_signal(self->card, fence));
+	ASSERT_EQ(0, fl_post(&self->ep, &slot, 1, NULL));
+	EXPECT_EQ(0, fence_submit(self, &done));
+	fence_frame_arrives(_metadata, self, crc);
+}
+
+/* Lines of the dma-buf @ino's section of bufinfo that name a fence of framelink-host */
+static int bufinfo_our_fences(unsigned long ino, int *unsignalled)
+{
+	char line[256], exp[64], name[64];
+	unsigned long size, flags, mode, count, i;
+	FILE *f = fopen(FL_BUFINFO, "r");
+	int ours = 0, n = 0;
+
+	*unsignalled = 0;
+	if (!f)
+		return -EACCES;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lu %lx %lx %lu %63s %lu %63s", &size, &flags, &mode, &count,
+			   exp, &i, name) == 7)
+			ours = i == ino;
+		else if (ours && strstr(line, "framelink-host")) {
+			n++;
+			if (strstr(line, "unsignalled"))
+				(*unsignalled)++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * While the endpoint may read the frame (in flight: no slot posted), the buffer carries our
+ * read fence: a writer (vgem's write fence) is refused, poll(POLLOUT) is not ready; after
+ * the completion both go; after UNIMPORT no fence of ours is left on the buffer.
+ */
+TEST_F(vgemfence, endpoint_read_holds_writers)
+{
+	struct pollfd pfd = { .fd = self->dfd, .events = POLLOUT };
+	uint32_t slot = 0, crc, done = 9;
+	struct fl_import u;
+	int fence, n, un;
+
+	fill_random(self->map, FL_FBUF, 31);
+	crc = crc32_le(self->map, FL_FBUF);
+	ASSERT_EQ(0, fence_submit(self, &done));
+	usleep(100000);
+	EXPECT_EQ(-EBUSY, vgem_fence(self->card, self->handle, 1));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	n = bufinfo_our_fences(fd_ino(self->dfd), &un);
+	if (n != -EACCES) {
+		EXPECT_EQ(1, n);
+		EXPECT_EQ(1, un);
+	}
+	/* a reader does not wait for a reader */
+	fence = vgem_fence(self->card, self->handle, 0);
+	EXPECT_LE(0, fence);
+	if (fence >= 0)
+		EXPECT_EQ(0, vgem_signal(self->card, fence));
+	memset(fl_buf(&self->ep, slot), 0, FL_FBUF);
+	ASSERT_EQ(0, fl_post(&self->ep, &slot, 1, NULL));
+	fence_frame_arrives(_metadata, self, crc);
+	EXPECT_EQ(1, poll(&pfd, 1, 1000));
+	fence = vgem_fence(self->card, self->handle, 1);
+	ASSERT_LE(0, fence);
+	EXPECT_EQ(0, vgem_signal(self->card, fence));
+	u = (struct fl_import){ .buf = self->im.buf };
+	ASSERT_EQ(0, ioctl(self->host.fd, FL_IOC_UNIMPORT, &u));
+	self->im.buf = UINT32_MAX;
+	n = bufinfo_our_fences(fd_ino(self->dfd), &un);
+	if (n != -EACCES)
+		EXPECT_EQ(0, n);
 }
 
 TEST_HARNESS_MAIN
