@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Self-test of the VM runner: a run whose kernel log carries a planted splat (WARN_ON, then a
-# KASAN out-of-bounds read) must make scripts/vm-run.sh exit non-zero, although its TAP test
-# passes. Not part of a normal `make check`; run it with `make runner-selftest`.
+# Self-test of the VM runner: a run whose kernel log carries a planted splat (WARN_ON, a KASAN
+# out-of-bounds read, and the detectors of issue 27 item 4: UBSAN, KFENCE, DMA-API debug,
+# dropped printk messages, an RCU stall, kmemleak switched off) must make scripts/vm-run.sh
+# exit non-zero, although its TAP test passes. Not part of a normal `make check`; run it with
+# `make runner-selftest`.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kdir=$("$top/scripts/kernel.sh" 6.12 | tail -n1)
@@ -13,7 +15,11 @@ cp "$top"/tests/runner-selftest/{Kbuild,splat.c} "$out/"
 make -s -C "$kdir" M="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1 FL_WERROR=y modules
 
 fail=0
-for case in 10-warn:'WARNING:' 20-kasan:'BUG: KASAN'; do
+cases=(10-warn:'WARNING:' 20-kasan:'BUG: KASAN' 30-ubsan:'UBSAN: shift-out-of-bounds'
+	31-kfence:'BUG: KFENCE' 32-dma:'DMA-API: .*different size'
+	33-printk:'printk messages dropped' 34-rcu:'detected stall'
+	35-kmemleak-off:'leak detector disabled')
+for case in "${cases[@]}"; do
 	script=${case%%:*}.sh
 	want=${case#*:}
 	if "$top/scripts/vm-run.sh" --tests "$top/tests/runner-selftest" --ko "$out/splat.ko" \
@@ -28,5 +34,5 @@ for case in 10-warn:'WARNING:' 20-kasan:'BUG: KASAN'; do
 		echo "ok - runner failed the run with a planted splat ($script: $want)"
 	fi
 done
-[ $fail -eq 0 ] && echo "2 passed, 0 failed" || echo "runner self-test FAILED"
+[ $fail -eq 0 ] && echo "${#cases[@]} passed, 0 failed" || echo "runner self-test FAILED"
 exit $fail

@@ -11,8 +11,9 @@
  *  - importers get the slot's pages (fl_slotmem_page(): the DMA API's own
  *    description of the allocation) mapped for their device with
  *    dma_map_sgtable(): a streaming mapping, so CPU access is bracketed by
- *    DMA_BUF_IOCTL_SYNC, which syncs every importer mapping of this dma-buf
- *    (dma_sync_sgtable_for_cpu() at begin, _for_device() at end). The
+ *    DMA_BUF_IOCTL_SYNC, which syncs the importer mappings of this dma-buf
+ *    as the CPU's access needs (fl_xbuf_sync(): for the CPU at the begin of
+ *    a read, for the devices at the end of a write). The
  *    controller's own view needs no sync: the slots are a coherent DMA API
  *    allocation on it;
  *  - mmap() of the dma-buf is fl_slots_mmap_part(): the same memory type as
@@ -140,6 +141,31 @@ static void fl_xatt_unclaim(struct fl_xbuf *xb, struct fl_xatt *a)
 	mutex_unlock(&ep->files_lock);
 }
 
+/*
+ * The slot's pages as @a's table, in segments no longer than @a's device takes
+ * (dma_get_max_seg_size(): 64 KiB unless its driver says more, as vgem's does not): one
+ * segment per slot overran it (DMA-API debug, issue 27 item 4), and an IOMMU would not
+ * join beyond it either.
+ */
+static int fl_xbuf_table(struct fl_xatt *a, struct page *page, size_t size)
+{
+	size_t seg = max_t(size_t, dma_get_max_seg_size(a->dev) & PAGE_MASK, PAGE_SIZE);
+	struct scatterlist *sg;
+	size_t off = 0;
+	int ret, i;
+
+	ret = sg_alloc_table(&a->sgt, DIV_ROUND_UP(size, seg), GFP_KERNEL);
+	if (ret)
+		return ret;
+	for_each_sgtable_sg(&a->sgt, sg, i) {
+		size_t len = min(seg, size - off);
+
+		sg_set_page(sg, pfn_to_page(page_to_pfn(page) + (off >> PAGE_SHIFT)), len, 0);
+		off += len;
+	}
+	return 0;
+}
+
 static struct sg_table *fl_xbuf_map(struct dma_buf_attachment *attach,
 				    enum dma_data_direction dir)
 {
@@ -151,10 +177,9 @@ static struct sg_table *fl_xbuf_map(struct dma_buf_attachment *attach,
 	ret = fl_xatt_claim(xb, a);
 	if (ret)
 		return ERR_PTR(ret);
-	ret = sg_alloc_table(&a->sgt, 1, GFP_KERNEL);
+	ret = fl_xbuf_table(a, xb->page, ep->slot_size);
 	if (ret)
 		goto unclaim;
-	sg_set_page(a->sgt.sgl, xb->page, ep->slot_size, 0);
 	ret = dma_map_sgtable(a->dev, &a->sgt, dir, 0);
 	if (ret)
 		goto free_table;
@@ -187,9 +212,18 @@ static void fl_xbuf_unmap(struct dma_buf_attachment *attach, struct sg_table *sg
 	fl_xatt_unclaim(xb, a);
 }
 
-/* Sync every importer mapping for the CPU (@for_cpu) or back for the devices */
-static int fl_xbuf_sync(struct dma_buf *dmabuf, bool for_cpu)
+/*
+ * Sync the importer mappings for the CPU (@for_cpu) or back for the devices, as the CPU's
+ * access @cpu_dir needs (issue 27 item 3.7): DMA_FROM_DEVICE is a CPU read, DMA_TO_DEVICE a
+ * CPU write, DMA_BIDIRECTIONAL both. At begin, only a CPU that reads needs what a device
+ * wrote: mappings a device can write (not DMA_TO_DEVICE) are synced for the CPU. At end,
+ * only a CPU that wrote has something to hand over: mappings a device reads (not
+ * DMA_FROM_DEVICE) are synced for the device. Each sync uses the mapping's own direction,
+ * as the DMA API requires.
+ */
+static int fl_xbuf_sync(struct dma_buf *dmabuf, bool for_cpu, enum dma_data_direction cpu_dir)
 {
+	enum dma_data_direction skip = for_cpu ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
 	struct fl_xbuf *xb = dmabuf->priv;
 	struct fl_ep *ep = xb->ep;
 	struct fl_xatt *a;
@@ -198,8 +232,10 @@ static int fl_xbuf_sync(struct dma_buf *dmabuf, bool for_cpu)
 	mutex_lock(&ep->files_lock);
 	if (ep->dead) {
 		ret = -ENODEV;
-	} else {
+	} else if (cpu_dir != skip) {
 		list_for_each_entry(a, &xb->atts, node) {
+			if (a->dir == skip)
+				continue;
 			if (for_cpu)
 				dma_sync_sgtable_for_cpu(a->dev, &a->sgt, a->dir);
 			else
@@ -212,12 +248,12 @@ static int fl_xbuf_sync(struct dma_buf *dmabuf, bool for_cpu)
 
 static int fl_xbuf_begin_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
 {
-	return fl_xbuf_sync(dmabuf, true);
+	return fl_xbuf_sync(dmabuf, true, dir);
 }
 
 static int fl_xbuf_end_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
 {
-	return fl_xbuf_sync(dmabuf, false);
+	return fl_xbuf_sync(dmabuf, false, dir);
 }
 
 static int fl_xbuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)

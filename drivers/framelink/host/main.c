@@ -205,6 +205,15 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		dev_err(dev, "no usable DMA mask\n");
 		goto disable_device;
 	}
+	/*
+	 * A frame is one descriptor of up to 4 GiB - 1 (fl_tx_desc.bytes): an imported buffer
+	 * must map to one segment of any length. The PCI core's default is 64 KiB, which an
+	 * IOMMU respects when it joins a scatter-gather buffer (DMA-API debug reported the
+	 * 600 KiB camera imports as segments longer than the device supports). A PCI device
+	 * has the dma_parms this is stored in (pci_device_add()); the int it returned before
+	 * 6.12 could say otherwise only without them.
+	 */
+	dma_set_max_seg_size(dev, U32_MAX);
 	if (!(pci_resource_flags(pdev, 0) & IORESOURCE_MEM)) {
 		dev_err(dev, "BAR0 is not a memory BAR\n");
 		ret = -ENODEV;

@@ -1969,14 +1969,17 @@ TEST_F(import, fd_closed_in_flight)
 
 	ASSERT_EQ(0, import_new(self, 6, &crc, &im, &fd));
 	ASSERT_LE(0, fd);
-	/* a shorter frame from the start of the dma-buf */
-	p = mmap(NULL, self->size, PROT_READ, MAP_SHARED, fd, 0);
-	ASSERT_NE(MAP_FAILED, p);
-	ASSERT_EQ(0, dmabuf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	/*
+	 * A shorter frame from the start of the dma-buf; its CRC from the pattern, not read
+	 * back: a CPU read of the buffer now (DMA_BUF_SYNC_READ) makes the system heap sync our
+	 * DMA_TO_DEVICE mapping for DMA_FROM_DEVICE, which DMA-API debug rightly reports.
+	 */
+	p = malloc(self->size);
+	ASSERT_NE(NULL, p);
+	fill_random(p, self->size, 6);
 	EXPECT_EQ(crc, crc32_le(p, self->size));
 	crc = crc32_le(p, half);
-	ASSERT_EQ(0, dmabuf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
-	munmap(p, self->size);
+	free(p);
 	ASSERT_EQ(0, import_submit(&self->host, im.buf, half, NULL));
 	usleep(50000);
 	close(fd);

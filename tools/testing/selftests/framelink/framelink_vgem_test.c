@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -697,6 +698,124 @@ TEST_F_TIMEOUT(vgem, import_after_unbind, 150)
 	if (!ret)
 		gem_close(self->card, h);
 	EXPECT_EQ(1, dmabuf_refs(x.fd));
+	close(x.fd);
+}
+
+/*
+ * ---- DMA_BUF_IOCTL_SYNC honours the CPU's direction (issue 27 item 3.7; epf/export.c) ----
+ *
+ * The syncs are counted by the DMA API's tracepoints (events/dma/dma_sync_sg_for_cpu and
+ * _for_device, 6.12), on vgem's device. They fire only where the DMA API syncs at all: on a
+ * coherent importer (fl-coherent's vgem) only with DMA-API debug, which the test kernel has;
+ * without it the case skips.
+ */
+#define FL_TRACE	"/sys/kernel/tracing"
+
+static int trace_write(const char *file, const char *v)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), FL_TRACE "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, v, strlen(v)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Syncs of vgem's mappings for the CPU (@cpu) and for the device (@dev) since the last call */
+static int trace_syncs(int *cpu, int *dev)
+{
+	char line[512];
+	FILE *f = fopen(FL_TRACE "/trace", "r");
+
+	*cpu = *dev = 0;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, ": vgem dir="))
+			continue;
+		if (strstr(line, "dma_sync_sg_for_cpu:"))
+			(*cpu)++;
+		else if (strstr(line, "dma_sync_sg_for_device:"))
+			(*dev)++;
+	}
+	fclose(f);
+	return trace_write("trace", "");
+}
+
+/* One DMA_BUF_IOCTL_SYNC bracket with @rw (READ, WRITE or both); its syncs counted */
+static int sync_bracket(int fd, uint64_t rw, int *cpu, int *dev)
+{
+	int ret = dmabuf_sync(fd, DMA_BUF_SYNC_START | rw);
+
+	if (!ret)
+		ret = dmabuf_sync(fd, DMA_BUF_SYNC_END | rw);
+	return ret ? ret : trace_syncs(cpu, dev);
+}
+
+/*
+ * Slot @slot exported and imported by vgem (@x, @h): 1; 0 refused as expected (@x closed);
+ * -EOPNOTSUPP without dma-buf; another -errno on failure.
+ */
+static int export_to_vgem(struct __test_metadata *_metadata, struct _test_data_vgem *self,
+			  uint32_t slot, struct fl_export *x, uint32_t *h)
+{
+	int ret = ep_export(&self->ep, slot, FL_EXPORT_RDWR | FL_EXPORT_CLOEXEC, x);
+
+	if (ret)
+		return ret;
+	ret = fl_import_expected(_metadata, self->card, x, h);
+	if (ret <= 0)
+		close(x->fd);
+	return ret < 0 ? -EIO : ret;
+}
+
+TEST_F(vgem, sync_honours_direction)
+{
+	int ret, cpu, dev;
+	struct fl_export x;
+	uint32_t h;
+
+	ret = export_to_vgem(_metadata, self, 1, &x, &h);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, FL_NO_DMABUF);
+	if (ret == 0)
+		SKIP(return, FL_REFUSED);
+	ASSERT_EQ(1, ret);
+	if (access(FL_TRACE "/trace", F_OK))
+		mount("nodev", FL_TRACE, "tracefs", 0, NULL);
+	/* another test (73-trace.sh) may have left tracing off */
+	ASSERT_EQ(0, trace_write("tracing_on", "1"));
+	ASSERT_EQ(0, trace_write("events/dma/dma_sync_sg_for_cpu/enable", "1"));
+	ASSERT_EQ(0, trace_write("events/dma/dma_sync_sg_for_device/enable", "1"));
+	ASSERT_EQ(0, trace_syncs(&cpu, &dev));
+	/* both ways: vgem's one mapping synced for the CPU at begin and back at end */
+	ASSERT_EQ(0, sync_bracket(x.fd, DMA_BUF_SYNC_RW, &cpu, &dev));
+	if (cpu == 0 && dev == 0) {
+		trace_write("events/dma/enable", "0");
+		trace_write("tracing_on", "0");
+		gem_close(self->card, h);
+		close(x.fd);
+		SKIP(return, "no sync of vgem's mapping to count (coherent, no DMA-API debug)");
+	}
+	EXPECT_EQ(1, cpu);
+	EXPECT_EQ(1, dev);
+	/* a CPU read: what the device wrote, nothing to hand back */
+	ASSERT_EQ(0, sync_bracket(x.fd, DMA_BUF_SYNC_READ, &cpu, &dev));
+	EXPECT_EQ(1, cpu);
+	EXPECT_EQ(0, dev);
+	/* a CPU write: nothing to fetch, the writes handed to the device at end */
+	ASSERT_EQ(0, sync_bracket(x.fd, DMA_BUF_SYNC_WRITE, &cpu, &dev));
+	EXPECT_EQ(0, cpu);
+	EXPECT_EQ(1, dev);
+	trace_write("events/dma/dma_sync_sg_for_cpu/enable", "0");
+	trace_write("events/dma/dma_sync_sg_for_device/enable", "0");
+	trace_write("tracing_on", "0");
+	ASSERT_EQ(0, gem_close(self->card, h));
 	close(x.fd);
 }
 

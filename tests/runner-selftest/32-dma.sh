@@ -1,0 +1,5 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runner self-test: this test passes, but the splat it plants (dma) must fail the run.
+. /tests/lib.sh
+t_check "runner-selftest: plant a dma splat" t_insmod splat kind=dma
