@@ -17,8 +17,10 @@
  * have loaded the pointer under RCU before then and take a reference (dma_fence_get_rcu())
  * after; it checks the dma_resv's sequence afterwards and retries, but its reference must
  * not meet a fence we re-initialised. Frames from one import are in flight one at a time
- * (the buffer is the endpoint's until completion), so two fences alternate; should all be
- * held elsewhere (sync_files exported from the buffer, say), one is allocated then.
+ * (the buffer is the endpoint's until completion), so two can alternate; should all be
+ * held elsewhere (sync_files exported from the buffer, say) or inside a grace period, one
+ * is allocated then. dma_resv_reserve_fences() also allocates, when the object's fence list
+ * is full.
  *
  * The fences have no release op: the dma-fence core frees them (kfree_rcu of the first
  * member), so a fence a dma_resv or a sync_file holds after this module went away never
