@@ -6,6 +6,10 @@
  *   -m poll   poll() with no timeout, then REAP with timeout 0 (a lost wake-up hangs: the
  *             caller bounds the run);
  *   -m reap   REAP with a timeout (a lost wake-up costs the driver's safety slice).
+ * -b BURST submits BURST frames per round (buffers 0 .. BURST-1) and waits for all of their
+ * completions and echoes: with the host's irq_batch at 100 it arms past the first completion,
+ * and the echoing endpoint app, idle between a frame's arrival and its echo, interrupts short
+ * of the index and again at it (two interrupts for one arm: what merges in 65-notify).
  * Prints the rounds, the longest round in microseconds and the device's interrupt and
  * safety_wakeups counters. Exit 0 when every round completed with status 0, 1 otherwise.
  */
@@ -39,12 +43,12 @@ int main(int argc, char **argv)
 	struct fl_completion c[16];
 	u64 worst = 0, t0, dt;
 	int use_poll = 1, ch, n, i;
-	u32 rounds = 100, size = 4096, r, b, acc;
+	u32 rounds = 100, size = 4096, burst = 1, r, b, acc;
 	struct fl_stats st;
 	struct fl_frame f;
 	struct fl_dev d;
 
-	while ((ch = getopt(argc, argv, "d:n:s:m:")) != -1) {
+	while ((ch = getopt(argc, argv, "d:n:s:m:b:")) != -1) {
 		switch (ch) {
 		case 'd':
 			dev = optarg;
@@ -58,9 +62,12 @@ int main(int argc, char **argv)
 		case 'm':
 			use_poll = !strcmp(optarg, "poll");
 			break;
+		case 'b':
+			burst = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			fprintf(stderr,
-				"usage: fl-notify [-d DEV] [-n ROUNDS] [-s SIZE] [-m poll|reap]\n");
+				"usage: fl-notify [-d DEV] [-n ROUNDS] [-s SIZE] [-b BURST] [-m poll|reap]\n");
 			return 2;
 		}
 	}
@@ -68,28 +75,31 @@ int main(int argc, char **argv)
 		perror(dev);
 		return 1;
 	}
-	if (d.info.nbufs < 2 || size > d.info.buf_size) {
-		fprintf(stderr, "fl-notify: need 2 buffers of %u bytes\n", size);
+	if (!burst || burst > 8 || d.info.nbufs < 2 * burst || size > d.info.buf_size) {
+		fprintf(stderr, "fl-notify: need 2 x %u (at most 16) buffers of %u bytes\n", burst,
+			size);
 		return 1;
 	}
-	/* buffer 0 sends, the others receive */
-	for (b = 1; b < d.info.nbufs && b <= d.info.rx_depth; b++)
+	/* buffers 0 .. burst - 1 send, the others receive */
+	for (b = burst; b < d.info.nbufs && b - burst < d.info.rx_depth; b++)
 		if (fl_dev_post(&d, &b, 1, &acc)) {
 			perror("POST");
 			return 1;
 		}
 	for (r = 0; r < rounds; r++) {
-		int tx = 0, rx = 0;
+		u32 tx = 0, rx = 0;
 
-		memset(fl_dev_buf(&d, 0), (int)r, size);
-		f = (struct fl_frame){ .buf = 0, .bytes = size, .flags = FL_FRAME_EOF,
-				       .cookie = r };
 		t0 = fl_now_ns();
-		if (fl_dev_submit(&d, &f, 1, &acc)) {
-			perror("SUBMIT");
-			return 1;
+		for (b = 0; b < burst; b++) {
+			memset(fl_dev_buf(&d, b), (int)r, size);
+			f = (struct fl_frame){ .buf = b, .bytes = size, .flags = FL_FRAME_EOF,
+					       .cookie = r };
+			if (fl_dev_submit(&d, &f, 1, &acc)) {
+				perror("SUBMIT");
+				return 1;
+			}
 		}
-		while (!tx || !rx) {
+		while (tx < burst || rx < burst) {
 			n = wait_one(&d, use_poll, c, 16);
 			if (n < 0) {
 				fprintf(stderr, "fl-notify: round %u: wait failed: %s\n", r,
@@ -107,9 +117,9 @@ int main(int argc, char **argv)
 					return 1;
 				}
 				if (c[i].queue == FL_Q_TX) {
-					tx = 1;
+					tx++;
 				} else {
-					rx = 1;
+					rx++;
 					if (fl_dev_post(&d, &c[i].buf, 1, &acc)) {
 						perror("POST");
 						return 1;

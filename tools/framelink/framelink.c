@@ -365,14 +365,15 @@ static int cmd_info(struct opts *o)
 	printf("device:          %s\n", o->dev);
 	printf("abi:             %u.%u\n", i->abi_version >> 16, i->abi_version & 0xffff);
 	printf("role:            %s\n", fl_role_name(i->role));
-	printf("features:        %#llx%s%s%s%s%s%s%s\n", (unsigned long long)i->features,
+	printf("features:        %#llx%s%s%s%s%s%s%s%s\n", (unsigned long long)i->features,
 	       i->features & FL_F_CQ_EVENT ? " cq_event" : "",
 	       i->features & FL_F_DMA ? " dma" : "",
 	       i->features & FL_F_TIMESTAMPS ? " timestamps" : "",
 	       i->features & FL_F_INTX_ACK ? " intx_ack" : "",
 	       i->features & FL_F_IRQ_TEST ? " irq_test" : "",
 	       i->features & FL_F_CQ_BATCH ? " cq_batch" : "",
-	       i->features & FL_F_IRQ_PROD ? " irq_prod" : "");
+	       i->features & FL_F_IRQ_PROD ? " irq_prod" : "",
+	       i->features & FL_F_IRQ_SEEN ? " irq_seen" : "");
 	printf("buffers:         %u x %u bytes at mmap offset %#llx\n", i->nbufs, i->buf_size,
 	       (unsigned long long)i->mmap_offset);
 	printf("tx_depth:        %u\n", i->tx_depth);

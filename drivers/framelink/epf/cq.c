@@ -29,7 +29,10 @@
  * cq_event on every pass until an interrupt covers what it published, and
  * interrupts short of the index once nothing is in flight (fl_cq_batch_idle):
  * at saturation one interrupt per several frames, and with FL_F_IRQ_PROD
- * nothing is read across the link.
+ * nothing is read across the link. Such a batch can interrupt twice for one
+ * arm (short of the index, then at it); if the two merge into one handler
+ * run the host may arm below the second's cq_prod before it landed: with
+ * FL_F_IRQ_SEEN the arm says so (fl_cq_behind()) and is answered.
  *
  * INTx (FL_F_INTX_ACK): the host writes fl_bar_doorbell.irq_ack whenever it
  * enabled INTx for the next interrupt (after its handler masked it, and
@@ -244,6 +247,8 @@ int fl_cq_init(struct fl_ep *ep)
 	ep->cq_unflushed = false;
 	ep->cq_signalled = 0;
 	ep->irq_seq = 0;
+	ep->cq_sig_event = 0;
+	ep->cq_sig_seen = 0;
 	ep->intx_out = false;
 	ep->intx_wait = false;
 	ep->intx_raised = 0;
@@ -354,6 +359,10 @@ static void fl_cq_signal(struct fl_ep *ep)
 	}
 	ep->cq_unflushed = false;
 	ep->cq_signalled = ep->cq_prod;
+	/* the arm this interrupt answers: a host behind it arms anew (fl_cq_behind()) */
+	ep->cq_sig_event = le32_to_cpu(READ_ONCE(ep->db->cq_event));
+	dma_rmb();
+	ep->cq_sig_seen = le32_to_cpu(READ_ONCE(ep->db->irq_seen));
 	/*
 	 * Marked signalled either way: a raise that failed is owed, and the idle
 	 * pass makes it again (the host may be asleep, armed, and nothing new may
@@ -363,15 +372,36 @@ static void fl_cq_signal(struct fl_ep *ep)
 }
 
 /*
+ * FL_F_IRQ_SEEN: the host armed @event (loaded just before) without having seen
+ * our last announcement, and has armed anew since the last interrupt. Two
+ * interrupts merged into one handler run wake the host at the first
+ * announcement; it drains that and may arm below cq_signalled, which then
+ * does not mean "awake". Once per new (cq_event, irq_seen) pair, so a host
+ * that stays behind is not interrupted on every pass.
+ */
+static bool fl_cq_behind(struct fl_ep *ep, u32 event)
+{
+	u32 seen;
+
+	if (!(ep->accepted & FL_F_IRQ_SEEN))
+		return false;
+	/* the host stores irq_seen before cq_event: loaded after it */
+	dma_rmb();
+	seen = le32_to_cpu(READ_ONCE(ep->db->irq_seen));
+	return seen != ep->irq_seq && (event != ep->cq_sig_event || seen != ep->cq_sig_seen);
+}
+
+/*
  * The host armed @event since the last interrupt: an index before cq_prod of
  * the last interrupt was armed before the host drained what that interrupt
- * announced, and the host is awake. Compared as a signed distance: a host
- * that polled more than cq_entries completions without arming (REAP with no
- * timeout) arms far past cq_signalled, and that arm is fresh.
+ * announced, and the host is awake - unless it armed behind an announcement
+ * (fl_cq_behind()). Compared as a signed distance: a host that polled more
+ * than cq_entries completions without arming (REAP with no timeout) arms far
+ * past cq_signalled, and that arm is fresh.
  */
 static bool fl_cq_armed(struct fl_ep *ep, u32 event)
 {
-	return (s32)(event - ep->cq_signalled) >= 0;
+	return (s32)(event - ep->cq_signalled) >= 0 || fl_cq_behind(ep, event);
 }
 
 /* A published completion has passed @event (event in [cq_prod - cq_entries, cq_prod)) */
@@ -412,19 +442,25 @@ static bool fl_cq_in_flight(struct fl_ep *ep)
 static void fl_cq_batch_idle(struct fl_ep *ep)
 {
 	u32 event, cons;
+	bool behind;
 
-	if (ep->cq_prod == ep->cq_signalled)
+	/* all signalled, and the host has seen our last announcement (or cannot say) */
+	if (ep->cq_prod == ep->cq_signalled &&
+	    (!(ep->accepted & FL_F_IRQ_SEEN) ||
+	     le32_to_cpu(READ_ONCE(ep->db->irq_seen)) == ep->irq_seq))
 		return;
 	event = le32_to_cpu(READ_ONCE(ep->db->cq_event));
-	if (!fl_cq_armed(ep, event))
+	behind = fl_cq_behind(ep, event);
+	if (!behind && (s32)(event - ep->cq_signalled) < 0)
 		return;
 	if (fl_cq_passed(ep, event)) {
 		fl_cq_signal(ep);
 		return;
 	}
-	/* the host has not caught up with the last interrupt yet: it is awake */
+	/* the host has not caught up with the last interrupt yet: it is awake, unless behind */
 	cons = le32_to_cpu(READ_ONCE(ep->db->cq_cons));
-	if (fl_cq_in_flight(ep) || cons == ep->cq_prod || (s32)(cons - ep->cq_signalled) < 0)
+	if (fl_cq_in_flight(ep) || cons == ep->cq_prod ||
+	    ((s32)(cons - ep->cq_signalled) < 0 && !behind))
 		return;
 	fl_stat_add(ep, FL_STAT_BATCH_IRQS, 1);
 	fl_cq_signal(ep);

@@ -516,6 +516,9 @@ struct fl_notify_src {
  *	(engine private).
  * @irq_seq: interrupts announced to the host this session (%FL_F_IRQ_PROD,
  *	fl_host_status.irq_seq; engine private).
+ * @cq_sig_event: fl_bar_doorbell.cq_event when the last interrupt was raised
+ *	(%FL_F_IRQ_SEEN; engine private).
+ * @cq_sig_seen: fl_bar_doorbell.irq_seen then (engine private).
  * @intx_out: an INTx was raised and the host has not acknowledged it yet
  *	(%FL_F_INTX_ACK; engine private).
  * @intx_wait: an INTx is due once the host acknowledges (engine private).
@@ -654,6 +657,8 @@ struct fl_ep {
 	bool cq_unflushed;
 	u32 cq_signalled;
 	u32 irq_seq;
+	u32 cq_sig_event;
+	u32 cq_sig_seen;
 	bool intx_out;
 	bool intx_wait;
 	u32 intx_ack;

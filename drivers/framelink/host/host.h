@@ -350,6 +350,7 @@ irqreturn_t fl_q_irq(int irq, void *data);
 
 /* settle.c */
 void fl_settle_irq(struct fl_host *host);
+u32 fl_settle_seen(struct fl_host *host);
 void fl_settle_init(struct fl_host *host);
 void fl_settle_reset(struct fl_host *host);
 void fl_settle_stop(struct fl_host *host);

@@ -503,6 +503,11 @@ static u32 fl_q_batch(struct fl_host *host)
  * endpoint loads cq_event again on every pass until it interrupts, so the arm is seen
  * within its polling interval and the host reads nothing across the link.
  *
+ * With %FL_F_IRQ_SEEN the arm carries the last announcement found landed: after two
+ * interrupts merged into one handler run we may wake at the first announcement and arm
+ * below the second's cq_prod, not landed yet; the endpoint then sees we are behind and
+ * interrupts again instead of taking the arm for a stale one.
+ *
  * Return: true when a completion arrived meanwhile (drain again instead of sleeping).
  */
 bool fl_q_arm(struct fl_host *host)
@@ -518,6 +523,9 @@ bool fl_q_arm(struct fl_host *host)
 	if (host->features & FL_F_CQ_BATCH)
 		event += fl_q_batch(host) - 1;
 	host->cq_armed = event;
+	/* which announcement this arm follows: written before the arm (writel orders them) */
+	if (host->features & FL_F_IRQ_SEEN)
+		writel(fl_settle_seen(host), host->bar + FL_DB(irq_seen));
 	writel(event, host->bar + FL_DB(cq_event));
 	/* with batches the endpoint loads cq_event until it interrupts: no flush needed */
 	if (!(host->features & FL_F_CQ_BATCH)) {

@@ -156,6 +156,30 @@ void fl_settle_irq(struct fl_host *host)
 }
 
 /**
+ * fl_settle_seen() - the last announcement that landed, looked at now (%FL_F_IRQ_SEEN)
+ * @host: the device; fl_host.lock held (fl_q_arm(), before sleeping).
+ *
+ * An announcement found here that the handler and timer have not seen yet wakes the
+ * waiters, as the timer would have: the caller drains it, another waiter may want it.
+ *
+ * Return: fl_host_status.irq_seq of that announcement.
+ */
+u32 fl_settle_seen(struct fl_host *host)
+{
+	unsigned long flags;
+	bool wake;
+	u32 seen;
+
+	spin_lock_irqsave(&host->settle_lock, flags);
+	wake = fl_settle_landed(host);
+	seen = host->irq_seq_seen;
+	spin_unlock_irqrestore(&host->settle_lock, flags);
+	if (wake)
+		fl_settle_wake(host);
+	return seen;
+}
+
+/**
  * fl_settle_init() - the timer and lock (probe)
  * @host: the device.
  */

@@ -27,6 +27,16 @@ module_param(irq_prod, bool, 0644);
 MODULE_PARM_DESC(irq_prod,
 		 "accept FL_F_IRQ_PROD: interrupts announced in host memory, no read-back by the endpoint (default Y)");
 
+/*
+ * FL_F_IRQ_SEEN (fl_q_arm()) is accepted with FL_F_IRQ_PROD unless this is cleared: then an
+ * arm made after two merged interrupts can be taken for a stale one (65-notify's control).
+ * Read at every enable.
+ */
+static bool irq_seen = true;
+module_param(irq_seen, bool, 0644);
+MODULE_PARM_DESC(irq_seen,
+		 "accept FL_F_IRQ_SEEN: arms say which announcement they follow, so merged interrupts lose no wake-up (default Y)");
+
 /**
  * fl_setup_read_header() - read and validate the endpoint's BAR0 header
  * @host: the device, BAR0 mapped.
@@ -225,6 +235,8 @@ u32 fl_setup_start(struct fl_host *host)
 		host->features &= ~FL_F_IRQ_TEST;
 	if (!READ_ONCE(irq_prod))
 		host->features &= ~FL_F_IRQ_PROD;
+	if (!READ_ONCE(irq_seen) || !(host->features & FL_F_IRQ_PROD))
+		host->features &= ~FL_F_IRQ_SEEN;
 
 	writel(0, host->bar + FL_DB(tx_prod));
 	writel(0, host->bar + FL_DB(rx_prod));
@@ -233,6 +245,7 @@ u32 fl_setup_start(struct fl_host *host)
 	writel(0, host->bar + FL_DB(cq_event));
 	/* the self-test's answers count from 0, and only until fl_setup_finish() */
 	writel(0, host->bar + FL_DB(irq_test));
+	writel(0, host->bar + FL_DB(irq_seen));
 	fl_setup_zero_reserved(host, FL_DB(reserved),
 			       sizeof_field(struct fl_bar_doorbell, reserved));
 	atomic_set(&host->irqt_count, 0);

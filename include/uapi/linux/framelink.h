@@ -135,8 +135,22 @@
  */
 #define FL_F_IRQ_PROD		(1ULL << 6)
 
+/*
+ * Arms that say which announcement they were made after (issue 27 item 3.2): with
+ * %FL_F_IRQ_PROD and %FL_F_CQ_EVENT, the host writes fl_bar_doorbell.irq_seen (the irq_seq
+ * of the last announcement it found landed, cq_prod included) before every cq_event store.
+ * Two interrupts can merge into one handler run (an MSI written to a vector still pending:
+ * a GICv3 ITS keeps one pending bit per LPI), so the host cannot count them; it can then
+ * wake at the first announcement and arm below the second's cq_prod, which has not landed
+ * yet, and the endpoint takes that arm for one made before its last interrupt was handled.
+ * An arm whose irq_seen is behind the endpoint's irq_seq is fresh whatever its index, once
+ * per new (cq_event, irq_seen) pair: the endpoint interrupts again, with a new announcement,
+ * when a completion has passed it, and keeps loading cq_event while the host is behind.
+ */
+#define FL_F_IRQ_SEEN		(1ULL << 7)
+
 #define FL_F_ALL		(FL_F_CQ_EVENT | FL_F_DMA | FL_F_TIMESTAMPS | FL_F_INTX_ACK | \
-				 FL_F_IRQ_TEST | FL_F_CQ_BATCH | FL_F_IRQ_PROD)
+				 FL_F_IRQ_TEST | FL_F_CQ_BATCH | FL_F_IRQ_PROD | FL_F_IRQ_SEEN)
 
 /**
  * struct fl_bar_header - what the endpoint offers (BAR0 + 0x0, 256 bytes)
@@ -247,6 +261,8 @@ struct fl_bar_status {
  * @irq_test: with %FL_F_IRQ_TEST, free-running count of the interrupts the host's handler
  *	took during the enable handshake (the self-test's answer); zeroed by the host before
  *	it sets %FL_CTRL_ENABLE.
+ * @irq_seen: with %FL_F_IRQ_SEEN, fl_host_status.irq_seq of the last announcement the host
+ *	found landed when it armed, written before @cq_event.
  * @reserved: zero.
  */
 struct fl_bar_doorbell {
@@ -256,7 +272,8 @@ struct fl_bar_doorbell {
 	__le32 cq_event;
 	__le32 irq_ack;
 	__le32 irq_test;
-	__le32 reserved[58];
+	__le32 irq_seen;
+	__le32 reserved[57];
 };
 
 /* Frame flags, carried from sender to receiver. */
