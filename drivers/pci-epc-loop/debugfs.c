@@ -13,6 +13,7 @@
  *   irq_holdoff_us  an MSI stays pending this long before it is taken (writes
  *                   to a pending vector merge into it; msictl.c)
  *   stall       bitmask of stalled channels (reads first, then writes)
+ *   stall_hold  1: a stalled channel stays stalled across link down
  *   corrupt_bar write "BAR OFFSET LENGTH": random bytes into a BAR
  *   stats       counters
  *   channels    per channel: direction, active transfer progress, queue
@@ -238,6 +239,7 @@ void loop_debugfs_init(struct pci_epc_loop *loop)
 				   &loop_atomic_fops);
 	debugfs_create_u32("irq_holdoff_us", 0600, d, &loop->irq_holdoff_us);
 	debugfs_create_file_unsafe("stall", 0600, d, loop, &loop_stall_fops);
+	debugfs_create_u32("stall_hold", 0600, d, &loop->stall_hold);
 	debugfs_create_file("corrupt_bar", 0200, d, loop, &loop_corrupt_fops);
 	debugfs_create_file("stats", 0400, d, loop, &loop_stats_fops);
 	debugfs_create_file("channels", 0400, d, loop, &loop_channels_fops);

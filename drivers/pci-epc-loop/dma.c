@@ -490,7 +490,7 @@ static bool loop_dma_stalled(struct loop_dma_chan *c)
 
 	return READ_ONCE(loop->stall_mask) & BIT(c->idx) &&
 	       !(READ_ONCE(c->abort) && !loop_dma_dw(loop)) &&
-	       loop_ep_up(loop);
+	       (loop_ep_up(loop) || READ_ONCE(loop->stall_hold));
 }
 
 /**

@@ -355,6 +355,7 @@ struct loop_intr {
  * @fail_irq: fail the next N raises with -EINVAL
  * @stall_mask: bit n set stalls channel n (reads first, then writes)
  * @stall_wq: woken when @stall_mask or the link changes
+ * @stall_hold: a stalled channel stays stalled across link down (a hung engine)
  * @stats: counters
  * @dbg: debugfs directory
  * @nvedma: NVIDIA eDMA library interface state (nvedma.c), NULL until
@@ -452,6 +453,7 @@ struct pci_epc_loop {
 	atomic_t fail_irq;
 	u32 stall_mask;
 	wait_queue_head_t stall_wq;
+	u32 stall_hold;
 
 	struct loop_stats stats;
 	struct dentry *dbg;

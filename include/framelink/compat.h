@@ -14,6 +14,7 @@
 #define _FRAMELINK_COMPAT_H
 
 #include <linux/dma-resv.h>
+#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/irqdomain.h>
 #include <linux/log2.h>
@@ -644,5 +645,23 @@ static inline void fl_resv_drop_context(struct dma_resv *resv, u64 context)
 	dma_fence_put(stub);
 #endif
 }
+
+/*
+ * A reference on a file unless its last one is gone (framelink-epf export.c, issue 27 item
+ * 3.6): get_file_active() since 6.7 (fs/file.c; f_count became a file_ref_t later), the
+ * get_file_rcu() macro, an inc-not-zero of f_count, before. The caller knows the struct file
+ * is not freed yet (a dma-buf still listed before its release op ran).
+ */
+#ifdef FL_HAVE_GET_FILE_ACTIVE
+static inline struct file *fl_get_file_active(struct file **f)
+{
+	return get_file_active(f);
+}
+#else
+static inline struct file *fl_get_file_active(struct file **f)
+{
+	return get_file_rcu(*f) ? *f : NULL;
+}
+#endif
 
 #endif /* _FRAMELINK_COMPAT_H */

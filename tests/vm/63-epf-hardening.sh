@@ -17,7 +17,7 @@
 . /tests/framelink-lib.sh
 
 ST_STATE=0x200		# FL_BAR_STATUS_OFFSET + offsetof(state)
-DB_RESERVED=0x318	# FL_BAR_DOORBELL_OFFSET + offsetof(reserved) (0x314 is irq_test, FL_F_IRQ_TEST)
+DB_RESERVED=0x31c	# FL_BAR_DOORBELL_OFFSET + offsetof(reserved) (0x318 is irq_seen, FL_F_IRQ_SEEN)
 
 if [ ! -f /modules/framelink-host.ko ] || [ ! -f /modules/framelink-epf.ko ]; then
 	t_skip "epf hardening" "framelink modules not built"

@@ -17,6 +17,13 @@
 # D  link down while DMAs are busy on a slow link: no hang, verified frames after link up.
 # E  tegra234 (CPU copies only): a host reset while 8 MiB frames are being copied by the CPU is
 #    honoured within the host's 2 s bound (the copy is bounded per engine pass).
+# F  a channel hung across unbind (issue 27 item 3.3): the write DMA stalls and stays stalled
+#    through link down (the lab's stall_hold: a hung engine), the function is unbound and the
+#    channel leaked. It holds framelink-epf loaded: rmmod fails while it is hung; once it is
+#    idle it is given back (dw-edma drops a STOPped channel's descriptors without callbacks:
+#    framelink polls), framelink-epf unloads and so does the lab. Before (8ddbf0a): rmmod
+#    succeeded under the running channel and the channel was never given back (the lab could
+#    not unload).
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 . /tests/framelink-lib.sh
@@ -254,3 +261,41 @@ case_e() {
 }
 SLOTS=16
 run_case E "tegra234 (CPU copies) up" case_e tegra234 8388608 2 nbufs=16 buf_size=8388608
+
+# ---------------------------------------------------------------- F: channel hung across unbind
+case_f() {
+	framelink recv -d $HDEV -n 0 -t 60000 >/tmp/f-hrecv.log 2>&1 &
+	hpid=$!
+	sleep 0.5
+	echo 1 >$LOOPDBG/stall_hold
+	echo 60 >$LOOPDBG/stall
+	framelink send -d $EDEV -s 1M -n 1 >/tmp/f-send.log 2>&1 &
+	spid=$!
+	t_check "F: write DMA running (stalled)" wait_for 100 grep -q 'write active' $LOOPDBG/channels
+	t_check "F: unbound with the channel hung" fl_unbind 300
+	kill $hpid $spid 2>/dev/null
+	wait_bounded $hpid 20
+	wait_bounded $spid 20
+	dmesg | grep -e 'never stopped' -e 'not stopped' | sed 's/^/# /'
+	t_check "F: said: channel leaked, the module stays loaded until it stops" \
+		sh -c "dmesg | grep -q 'module stays loaded until it stops'"
+	rmdir $FN
+	rmmod framelink_host
+	t_check "F: framelink-epf does not unload while the channel is hung" \
+		sh -c "! rmmod framelink_epf 2>/dev/null"
+	t_check "F: the channel is still hung" grep -q 'write active' $LOOPDBG/channels
+	echo 0 >$LOOPDBG/stall
+	echo 0 >$LOOPDBG/stall_hold
+	t_check "F: the channel ended" wait_for 100 dma_idle
+	t_check "F: the leaked channel was given back once idle" \
+		wait_for 50 sh -c "dmesg | grep -q 'stopped after its endpoint went away: given back'"
+	t_check "F: framelink-epf unloads after that" wait_for 50 rmmod framelink_epf
+	# the slots stay allocated in the lab's pool for good (the channel could have written
+	# them); dma-debug does not track allocations from a device's own pool
+	t_check "F: the lab unloads (no channel held)" rmmod pci_epc_loop
+}
+if t_check "F: tegra234-edma up" up tegra234-edma 1048576 1 nbufs=8 buf_size=1048576; then
+	case_f
+else
+	fl_down
+fi

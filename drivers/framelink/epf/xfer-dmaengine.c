@@ -22,8 +22,12 @@
  * Copyright (C) 2026 The framelink authors
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/kmemleak.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 
 #include "epf.h"
@@ -66,14 +70,116 @@ static u32 fl_dma_request(struct fl_ep *ep, struct fl_dma_chan *dcs, u32 want,
 		}
 		dc->last_cookie = 0;
 		atomic_set(&dc->reissue, 0);
+		atomic_set(&dc->orphan, 0);
 	}
 	return n;
 }
 
 /*
+ * Channels leaked at unbind (issue 27 item 3.3). A watcher thread looks at
+ * each every FL_DMA_ORPHAN_POLL_MS and gives it back once its newest cookie
+ * is complete and its callbacks are over (dmaengine_synchronize()); it holds
+ * a reference on this module while any is listed, so rmmod fails until then
+ * and no callback can run freed code. dw-edma drops the descriptors of a
+ * channel asked to STOP without callbacks (dw_edma_done_interrupt(),
+ * dw_edma_abort_interrupt()), so idle is found by polling, not told.
+ */
+#define FL_DMA_ORPHAN_POLL_MS	100
+
+static bool fl_dma_chan_idle(struct fl_dma_chan *dc);
+
+static LIST_HEAD(fl_dma_orphans);
+static struct task_struct *fl_dma_watcher;
+/* protects fl_dma_orphans and fl_dma_watcher */
+static DEFINE_MUTEX(fl_dma_orphans_lock);
+
+/* Give back the idle ones; fl_dma_orphans_lock held. Return: none left */
+static bool fl_dma_orphans_reap(void)
+{
+	struct fl_dma_chan *dc, *tmp;
+
+	list_for_each_entry_safe(dc, tmp, &fl_dma_orphans, orphan_node) {
+		if (!fl_dma_chan_idle(dc))
+			continue;
+		list_del(&dc->orphan_node);
+		dmaengine_synchronize(dc->chan);
+		pr_info("DMA: %s stopped after its endpoint went away: given back\n",
+			dma_chan_name(dc->chan));
+		dma_release_channel(dc->chan);
+		fl_dma_ctx_release(dc);
+		dc->chan = NULL;
+	}
+	return list_empty(&fl_dma_orphans);
+}
+
+static int fl_dma_orphan_watch(void *unused)
+{
+	bool done;
+
+	do {
+		msleep(FL_DMA_ORPHAN_POLL_MS);
+		mutex_lock(&fl_dma_orphans_lock);
+		done = fl_dma_orphans_reap();
+		if (done)
+			fl_dma_watcher = NULL;
+		mutex_unlock(&fl_dma_orphans_lock);
+	} while (!done);
+	/* never returns into this module's text */
+	module_put_and_kthread_exit(0);
+}
+
+/* @dc is stuck at unbind: listed for the watcher, started with a module reference */
+static void fl_dma_orphan(struct fl_dma_chan *dc)
+{
+	struct task_struct *t;
+
+	/* late callbacks touch nothing of the endpoint (fl_dmaengine_done()) */
+	atomic_set(&dc->orphan, 1);
+	mutex_lock(&fl_dma_orphans_lock);
+	list_add_tail(&dc->orphan_node, &fl_dma_orphans);
+	/* no watcher while the module goes away: its exit waits instead */
+	if (!fl_dma_watcher && try_module_get(THIS_MODULE)) {
+		t = kthread_run(fl_dma_orphan_watch, NULL, "fl-dma-orphans");
+		if (IS_ERR(t))
+			module_put(THIS_MODULE);
+		else
+			fl_dma_watcher = t;
+	}
+	mutex_unlock(&fl_dma_orphans_lock);
+}
+
+/**
+ * fl_dmaengine_orphans_free() - module exit: no leaked channel may outlive the module
+ *
+ * With a watcher running the module could not be unloaded, so what is listed
+ * here was leaked by an unbind during this exit: waited for (bounded, as the
+ * unbind's own drain), given back if idle, else left to the engine with an
+ * error (its callbacks would run freed code: unload nothing while it runs).
+ */
+void fl_dmaengine_orphans_free(void)
+{
+	unsigned int waited = 0;
+	struct fl_dma_chan *dc;
+
+	mutex_lock(&fl_dma_orphans_lock);
+	while (!fl_dma_orphans_reap() && waited < 10000) {
+		mutex_unlock(&fl_dma_orphans_lock);
+		msleep(FL_DMA_ORPHAN_POLL_MS);
+		waited += FL_DMA_ORPHAN_POLL_MS;
+		mutex_lock(&fl_dma_orphans_lock);
+	}
+	list_for_each_entry(dc, &fl_dma_orphans, orphan_node)
+		pr_err("DMA: %s still running at unload: left to its engine\n",
+		       dma_chan_name(dc->chan));
+	mutex_unlock(&fl_dma_orphans_lock);
+}
+
+/*
  * Give channels back. One still stuck (its DMA never proven over) is kept
- * with its contexts, deliberately leaked: releasing it would let a new user
- * reprogram a channel that may still write our slots and the host's buffers.
+ * with its contexts: releasing it would let a new user reprogram a channel
+ * that may still write our slots and the host's buffers. It is handed to the
+ * orphan watcher (fl_dma_orphan()), which gives it back once it is idle and
+ * keeps this module loaded until then.
  */
 static void fl_dma_release(struct fl_ep *ep, struct fl_dma_chan *dcs, u32 *n)
 {
@@ -81,16 +187,16 @@ static void fl_dma_release(struct fl_ep *ep, struct fl_dma_chan *dcs, u32 *n)
 		struct fl_dma_chan *dc = &dcs[--(*n)];
 
 		if (dc->stuck) {
-			dev_err(ep->dev, "DMA: %s never stopped: channel, slots and binding leaked\n",
+			dev_err(ep->dev, "DMA: %s never stopped: slots and binding leaked; the module stays loaded until it stops\n",
 				dma_chan_name(dc->chan));
 			ep->dma_leaked++;
 			kmemleak_not_leak(dc->ctx);
-			dc->ctx = NULL;
-			dc->nctx = 0;
-		} else {
-			dma_release_channel(dc->chan);
-			fl_dma_ctx_release(dc);
+			/* the watcher's from here: @dc stays as it is */
+			fl_dma_orphan(dc);
+			continue;
 		}
+		dma_release_channel(dc->chan);
+		fl_dma_ctx_release(dc);
 		dc->chan = NULL;
 	}
 }
@@ -215,8 +321,12 @@ static void fl_dmaengine_done(void *param, const struct dmaengine_result *res)
 	struct fl_dma_ctx *c = param;
 	bool aborted = res && res->result != DMA_TRANS_NOERROR;
 	struct fl_dma_chan *dc = c->dc;
-	struct fl_ep *ep = c->x->ep;
+	struct fl_ep *ep;
 
+	/* a channel leaked at unbind: the endpoint's engine and transfers are gone */
+	if (atomic_read(&dc->orphan))
+		return;
+	ep = c->x->ep;
 	if (!fl_xfer_part_done(c, aborted) || !aborted)
 		return;
 	/* dw-edma starts what was queued behind an abort only at the next issue_pending */
