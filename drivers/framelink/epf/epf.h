@@ -463,7 +463,8 @@ struct fl_notify_src {
  * @files_lock: protects @files, @vmas, @exports, @exp_mapped and @dead (written
  *	under @q_lock too); open, mmap and the dma-buf ops take it to see @dead,
  *	unbind to zap mappings.
- * @dead: unbound: no new work, mappings zapped, slots freed.
+ * @dead: unbound: no new work, mappings zapped, slots freed (or kept for an
+ *	importer's mapping, @slots_kept).
  * @files: open files (to zap their mappings at unbind).
  * @notify: the RC -> EP notification source.
  * @engine_wq: the engine sleeps here between polls.
@@ -566,10 +567,14 @@ struct fl_notify_src {
  * @sm_attrs: DMA attributes of the slots allocation (alloc, mmap, free).
  * @sm_pool: the slots come from the controller's pool (dev->dma_mem), whose
  *	memory may have no linear mapping: no cache maintenance by address.
+ * @sm_dev_pool: the controller's pool when the slots were allocated, or NULL.
+ * @sm_dev_cma: its CMA area then, or NULL: a free after unbind needs both unchanged.
  *
  * @exports: exported slots (struct fl_xbuf, export.c), under @files_lock.
  * @exp_mapped: importer mappings of exported slots (map_dma_buf without its
  *	unmap yet), under @files_lock; unbind leaves the slots allocated while any.
+ * @slots_kept: unbind left the slots to the last importer mapping, whose unmap
+ *	frees them (fl_slotmem_free_late()), under @files_lock.
  *
  * @xo: the crossover per direction, indexed by %FL_XO_RD / %FL_XO_WR.
  * @xo_va: endpoint buffer of %FL_EP_XO_BUF bytes the measurement copies to and
@@ -700,10 +705,13 @@ struct fl_ep {
 	struct fl_sm_attach *sm_att;
 	unsigned long sm_attrs;
 	bool sm_pool;
+	void *sm_dev_pool;
+	void *sm_dev_cma;
 
 	/* Slots exported as dma-bufs (issue 11): export.c */
 	struct list_head exports;
 	unsigned int exp_mapped;
+	bool slots_kept;
 
 	/* Crossovers measured at enable (issue 10): xover.c */
 	struct fl_xo xo[2];
@@ -843,6 +851,8 @@ u32 fl_xover_info(struct fl_ep *ep, u32 *wr, u32 *rd);
 struct fl_sm_attach;
 int fl_slotmem_alloc(struct fl_ep *ep);
 void fl_slotmem_free(struct fl_ep *ep);
+void fl_slotmem_keep(struct fl_ep *ep);
+void fl_slotmem_free_late(struct fl_ep *ep);
 int fl_slotmem_mmap(struct fl_ep *ep, struct vm_area_struct *vma, size_t off, size_t len);
 struct page *fl_slotmem_page(struct fl_ep *ep, size_t off);
 
@@ -853,7 +863,7 @@ struct page *fl_slotmem_page(struct fl_ep *ep, size_t off);
 #if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER) || defined(FL_EXPORT_UNLINKED)
 int fl_export_slot(struct fl_ep *ep, struct fl_export *x, void __user *arg);
 void fl_export_zap(struct fl_ep *ep);
-bool fl_export_mapped(struct fl_ep *ep);
+bool fl_export_keep_slots(struct fl_ep *ep);
 #else
 static inline int fl_export_slot(struct fl_ep *ep, struct fl_export *x, void __user *arg)
 {
@@ -864,7 +874,7 @@ static inline void fl_export_zap(struct fl_ep *ep)
 {
 }
 
-static inline bool fl_export_mapped(struct fl_ep *ep)
+static inline bool fl_export_keep_slots(struct fl_ep *ep)
 {
 	return false;
 }

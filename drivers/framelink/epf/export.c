@@ -30,8 +30,8 @@
  * imports fail with -ENODEV, and its release after unbind touches only the
  * bookkeeping. An importer mapping (map_dma_buf without its unmap) cannot be
  * revoked: the importer may still run DMA into it. While one exists at
- * unbind, the slot memory is left allocated for good (logged), never freed
- * under a device.
+ * unbind, the slot memory stays allocated (logged), never freed under a
+ * device, and the last unmap frees it (fl_slotmem_free_late()).
  *
  * Copyright (C) 2026 The framelink authors
  */
@@ -130,15 +130,21 @@ static int fl_xatt_claim(struct fl_xbuf *xb, struct fl_xatt *a)
 	return ret;
 }
 
+/* The last mapping of slots kept at unbind frees them (the dma-buf holds @ep) */
 static void fl_xatt_unclaim(struct fl_xbuf *xb, struct fl_xatt *a)
 {
 	struct fl_ep *ep = xb->ep;
+	bool free;
 
 	mutex_lock(&ep->files_lock);
 	list_del_init(&a->node);
 	a->mapped = false;
-	ep->exp_mapped--;
+	free = !--ep->exp_mapped && ep->slots_kept;
+	if (free)
+		ep->slots_kept = false;
 	mutex_unlock(&ep->files_lock);
+	if (free)
+		fl_slotmem_free_late(ep);
 }
 
 /*
@@ -440,17 +446,23 @@ void fl_export_zap(struct fl_ep *ep)
 }
 
 /**
- * fl_export_mapped() - does an importer still map an exported slot? (unbind)
+ * fl_export_keep_slots() - leave the slots to an importer still mapping one (unbind)
  * @ep: the endpoint, dead: no new importer mapping is made.
  *
- * Return: true while a map_dma_buf has not been unmapped.
+ * Return: true when a map_dma_buf has not been unmapped: the slots are kept
+ * and the last unmap frees them; false when unbind may free them now.
  */
-bool fl_export_mapped(struct fl_ep *ep)
+bool fl_export_keep_slots(struct fl_ep *ep)
 {
-	bool ret;
+	bool keep;
 
 	mutex_lock(&ep->files_lock);
-	ret = ep->exp_mapped;
+	keep = ep->exp_mapped;
+	if (keep) {
+		fl_slotmem_keep(ep);
+		ep->slots_kept = true;
+	}
 	mutex_unlock(&ep->files_lock);
-	return ret;
+	/* From here a last unmap may already have freed them */
+	return keep;
 }

@@ -229,9 +229,9 @@ static void fl_epf_unbind(struct pci_epf *epf)
 			ep->dma_leaked);
 		kref_get(&ep->ref);
 		kmemleak_not_leak(ep);
-	} else if (fl_export_mapped(ep)) {
-		/* A device may still DMA into an exported slot (export.c) */
-		dev_err(&epf->dev, "an exported slot is still mapped by a device: slots leaked\n");
+	} else if (fl_export_keep_slots(ep)) {
+		/* A device may still DMA into an exported slot: its last unmap frees them */
+		dev_warn(&epf->dev, "an exported slot is still mapped by a device: slots kept until it unmaps\n");
 		fl_xover_free(ep);
 	} else {
 		fl_xover_free(ep);

@@ -327,6 +327,9 @@ int fl_slotmem_alloc(struct fl_ep *ep)
 	mutex_lock(&fl_sm_lock);
 	fl_sm_choose(ep, &s);
 	mutex_unlock(&fl_sm_lock);
+	/* After the attach: what the free goes back to (fl_slotmem_free_late()) */
+	ep->sm_dev_pool = fl_sm_dev_pool(dev);
+	ep->sm_dev_cma = fl_sm_dev_cma(dev);
 	if (fl_sm_too_small(ep, &s))
 		goto detach;
 
@@ -364,6 +367,44 @@ void fl_slotmem_free(struct fl_ep *ep)
 		ep->slots_va = NULL;
 	}
 	fl_sm_detach(ep);
+}
+
+/**
+ * fl_slotmem_keep() - keep the slots past unbind for an importer's mapping
+ * @ep: the endpoint, dead, an exported slot still mapped by a device.
+ *
+ * Holds the controller's device for fl_slotmem_free_late(), which the last
+ * unmap calls (export.c).
+ */
+void fl_slotmem_keep(struct fl_ep *ep)
+{
+	get_device(ep->dma_dev);
+}
+
+/**
+ * fl_slotmem_free_late() - free slots kept at unbind (the last importer unmapped)
+ * @ep: the endpoint, dead, after fl_slotmem_keep().
+ *
+ * The controller's driver may have gone meanwhile: a shared-dma-pool's release
+ * clears dev->dma_mem or dev->cma_area (kernel/dma/coherent.c, contiguous.c,
+ * 6.12), and a free would then reach the wrong allocator. Its pool or CMA area
+ * must be the one the slots came from; the pointer is the region's priv, which
+ * outlives the driver's unbind and is reattached at its next probe, so equal
+ * means the same allocator. Otherwise the slots stay allocated, said once.
+ */
+void fl_slotmem_free_late(struct fl_ep *ep)
+{
+	struct device *dev = ep->dma_dev;
+
+	if (fl_sm_dev_pool(dev) != ep->sm_dev_pool || fl_sm_dev_cma(dev) != ep->sm_dev_cma) {
+		dev_err(dev, "framelink-epf: %zu bytes of slots kept for good: the controller lost the memory they came from\n",
+			ep->slots_bytes);
+	} else {
+		fl_slotmem_free(ep);
+		dev_info(dev, "framelink-epf: %zu bytes of slots freed: the last importer let go\n",
+			 ep->slots_bytes);
+	}
+	put_device(dev);
 }
 
 /**
