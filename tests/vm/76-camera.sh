@@ -8,6 +8,8 @@
 #    import and while a frame is in flight, the last close with a frame in flight (import
 #    dropped, nothing reaches the endpoint afterwards), a scattered heap buffer refused
 #    (EOPNOTSUPP), tx_imported;
+#  - a failed IMPORT (its answer unwritable: EFAULT) takes back its own import, not the one
+#    another IMPORT put at the index while fl-delay held the answer's copy (issue 27 3.9);
 #  - the kselftest's vgemfence cases (issue 27 item 3.8): a vgem buffer's write fence holds
 #    SUBMIT until it signals (the endpoint gets what was written before), ETIMEDOUT after
 #    import_fence_ms, and our read fence holds a writer off while the frame is in flight;
@@ -43,6 +45,17 @@ t_check "start: loop tegra234-edma, host 8 x 1 MiB, 8 slots of 1 MiB" fl_start "
 	"nbufs=8 buf_size=1048576" slots=8 slot_size=1048576 dma_channels=2 || exit 0
 framelink info -d $HDEV | grep -E '^(caps|max_imports):' | sed 's/^/# host /'
 t_run_tap import framelink_test -f import
+# A failed IMPORT takes back only its own import (issue 27 item 3.9): fl-delay holds the copy
+# of one task's answer (that task's name only: every task copies to user space) while the
+# kselftest gives the index to a new import
+if t_check "import efault: fl-delay on __arch_copy_to_user" \
+	t_insmod fl-delay func=__arch_copy_to_user comm=fl-imp-efault delay_ms=1500; then
+	FL_DELAY_DIR=/sys/module/fl_delay/parameters \
+		t_run_tap import-efault framelink_test -t efault_takes_back_own
+	t_check "import efault: the case ran (not skipped)" \
+		grep -q '^ok [0-9]* import.efault_takes_back_own$' /tmp/t_run_tap.out
+	t_check "import efault: unload fl-delay" rmmod fl_delay
+fi
 t_run_tap import-fences framelink_vgem_test -f vgemfence
 
 if ! framelink info -d $HDEV | grep -q '^caps:.* import'; then

@@ -13,7 +13,8 @@
  * for any function of up to eight integer arguments on arm64 (AAPCS64), whatever its
  * prototype, so the same module probes old and new versions of a driver.
  *
- * Parameters: func (load time: the symbol, module symbols included), delay_ms, armed
+ * Parameters: func (load time: the symbol, module symbols included), comm (load time: hold
+ * only calls of tasks of that name, for functions every task calls), delay_ms, armed
  * (calls still to hold; write to arm), waiting (1 while a caller sleeps), held (calls held
  * so far). One caller is held at a time; others wait for it.
  *
@@ -36,6 +37,10 @@ MODULE_PARM_DESC(func, "function whose calls are held (at load)");
 static unsigned int delay_ms = 2000;
 module_param(delay_ms, uint, 0644);
 MODULE_PARM_DESC(delay_ms, "how long a call is held, at most 10000");
+
+static char *comm = "";
+module_param(comm, charp, 0444);
+MODULE_PARM_DESC(comm, "hold only calls of tasks of this name (at load; empty: every task)");
 
 static int armed;
 module_param(armed, int, 0644);
@@ -90,6 +95,9 @@ static int fl_delay_pre(struct kprobe *p, struct pt_regs *regs)
 
 	if (READ_ONCE(fl_delay_passing) == current)
 		return 0;
+	/* A hot function (a uaccess copy): only the named task's calls count */
+	if (*comm && strncmp(current->comm, comm, TASK_COMM_LEN))
+		return 0;
 	do {
 		if (n <= 0)
 			return 0;
@@ -108,7 +116,7 @@ static int __init fl_delay_init(void)
 		pr_err("cannot probe %s: %d\n", func, ret);
 		return ret;
 	}
-	pr_info("holding calls of %s when armed\n", func);
+	pr_info("holding calls of %s%s%s when armed\n", func, *comm ? " by " : "", comm);
 	return 0;
 }
 

@@ -1710,6 +1710,7 @@ TEST_F_TIMEOUT(epexport, unbind_while_exported, 150)
  * the host lacks FL_CAP_IMPORT or the kernel has no system heap.
  */
 #include <sched.h>
+#include <sys/prctl.h>
 #include <linux/dma-heap.h>
 
 #define FL_HEAP		"/dev/dma_heap/system"
@@ -2185,6 +2186,70 @@ TEST_F(import, last_close_in_flight_drops_import)
 	ASSERT_EQ(0, import_submit(&self->host, im.buf, self->size, NULL));
 	import_frame_arrives(_metadata, self, &im, self->size, crc, 0);
 	EXPECT_EQ(0, fl_unimport(&self->host, im.buf));
+}
+
+/*
+ * A failed IMPORT takes back only its own import (issue 27 item 3.9). Its answer cannot be
+ * copied out (a read-only page: -EFAULT), and fl-delay (FL_DELAY_DIR; loaded by
+ * 76-camera.sh with func=__arch_copy_to_user comm=fl-imp-efault) holds that copy, the
+ * import made, while this process UNIMPORTs the index it guesses and IMPORTs another
+ * buffer, which gets the same index. The take-back must leave the new import alone; until
+ * cec3dc2 it released whatever was at the index.
+ */
+TEST_F_TIMEOUT(import, efault_takes_back_own, 60)
+{
+	const char *dir = getenv("FL_DELAY_DIR");
+	uint32_t i, end = self->host.info.nbufs + self->host.info.max_imports;
+	struct fl_import *ro, b;
+	int fd, k, st;
+	long held0;
+	pid_t pid;
+
+	if (!dir)
+		SKIP(return, "run by 76-camera.sh (FL_DELAY_DIR: fl-delay on __arch_copy_to_user)");
+	held0 = delay_param(dir, "held");
+	ASSERT_LE(0, held0);
+	fd = heap_buf(self->heap, self->size, 21, NULL);
+	ASSERT_LE(0, fd);
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	*ro = (struct fl_import){ .fd = fd, .buf = UINT32_MAX };
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	ASSERT_EQ(0, delay_arm(dir, 1));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* fl-delay holds only this name's copies: the answer's */
+		prctl(PR_SET_NAME, "fl-imp-efault");
+		_exit(ioctl(self->host.fd, FL_IOC_IMPORT, ro) ? errno : 0);
+	}
+	for (k = 0; k < 100 && delay_param(dir, "waiting") != 1; k++)
+		usleep(50000);
+	ASSERT_LT(k, 100) {
+		TH_LOG("the IMPORT never copied its answer out");
+	}
+
+	/* Inside the window: the guessed index given back and taken by a new import */
+	for (i = self->host.info.nbufs; i < end && fl_unimport(&self->host, i); i++)
+		;
+	ASSERT_LT(i, end) {
+		TH_LOG("the held IMPORT made no import");
+	}
+	ASSERT_EQ(0, import_new(self, 22, NULL, &b, NULL));
+	EXPECT_EQ(i, b.buf);
+	ASSERT_EQ(1, delay_param(dir, "waiting")) {
+		TH_LOG("the hold ended before the new import: the window was missed");
+	}
+
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(EFAULT, WEXITSTATUS(st));
+	EXPECT_EQ(held0 + 1, delay_param(dir, "held"));
+	EXPECT_EQ(0, fl_unimport(&self->host, b.buf)) {
+		TH_LOG("the failed IMPORT took back the new import at %u", b.buf);
+	}
+	munmap(ro, 4096);
+	close(fd);
 }
 
 /*
