@@ -35,13 +35,14 @@ if [ ! -f /modules/framelink-epf.ko ]; then
 	exit 0
 fi
 
-# up PROFILE SLOT_SIZE DMA_CHANNELS [HOST PARAMS...]; $SLOTS slots (default 8). The crossovers
+# up PROFILE SLOT_SIZE DMA_CHANNELS [HOST PARAMS...]; $SLOTS slots (default 8), under the
+# J784S4 root (the boards' pair; the root plays no part in the endpoint's DMA). The crossovers
 # are set (the defaults "auto" had before, 64 KiB writes, 4 KiB reads), not measured: the cases
 # stall, fail and slow the DMA of frames they need to go by DMA
 up() {
 	local _p=$1 _sz=$2 _ch=$3
 	shift 3
-	fl_start "profile=$_p" "$*" slots=${SLOTS:-8} slot_size=$_sz ring_entries=16 \
+	fl_start "profile=$_p rc_profile=j784s4" "$*" slots=${SLOTS:-8} slot_size=$_sz ring_entries=16 \
 		dma_channels=$_ch crossover=65536 rd_crossover=4096
 }
 

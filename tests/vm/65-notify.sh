@@ -195,29 +195,31 @@ merged_batch_knobs() {
 	echo $2 >$LOOPDBG/posted_ns
 	echo $3 >$LOOPDBG/msi_overtake
 }
-p=tegra234
-if t_check "$p: merged batch interrupts: up" \
-	fl_start "profile=$p rc_profile=generic-rc" "irq_batch=100" slots=2 slot_size=65536 \
-	irq_mode=msi; then
-	t_check "$p: merged batch interrupts: irq_seen accepted" \
-		sh -c "framelink info -d $HDEV | grep -q irq_seen"
-	echo_start
-	merged_batch_knobs 30000 28000000 1
-	m0=$(lab_stat irq_merged)
-	b0=$(fl_stat $EDEV batch_irqs)
-	notify_run "$p: merged batch interrupts, REAP waits" reap 100 120 "-b 4"
-	notify_run "$p: merged batch interrupts, poll() without timeout" poll 100 120 "-b 4"
-	echo "# merged batch interrupts: irq_merged $(($(lab_stat irq_merged) - m0))," \
-		"batch_irqs $(($(fl_stat $EDEV batch_irqs) - b0))"
-	t_check "$p: merged batch interrupts: short-of-index interrupts raised" \
-		test $(($(fl_stat $EDEV batch_irqs) - b0)) -gt 0
-	t_check "$p: merged batch interrupts: framelink's interrupts merged" \
-		test $(($(lab_stat irq_merged) - m0)) -gt 0
-	t_check "$p: merged batch interrupts: no wake-up lost" fl_no_safety_wakeups
-	merged_batch_knobs 0 0 0
-	echo_stop
-	t_check "$p: merged batch interrupts: tear down and unload" fl_down
-fi
+# On the boards: each endpoint profile under the J784S4 root.
+for p in tegra234 tegra234-edma jetpack; do
+	if t_check "$p: merged batch interrupts: up" \
+		fl_start "profile=$p rc_profile=j784s4" "irq_batch=100" slots=2 slot_size=65536 \
+		irq_mode=msi; then
+		t_check "$p: merged batch interrupts: irq_seen accepted" \
+			sh -c "framelink info -d $HDEV | grep -q irq_seen"
+		echo_start
+		merged_batch_knobs 30000 28000000 1
+		m0=$(lab_stat irq_merged)
+		b0=$(fl_stat $EDEV batch_irqs)
+		notify_run "$p: merged batch interrupts, REAP waits" reap 100 120 "-b 4"
+		notify_run "$p: merged batch interrupts, poll() without timeout" poll 100 120 "-b 4"
+		echo "# merged batch interrupts: irq_merged $(($(lab_stat irq_merged) - m0))," \
+			"batch_irqs $(($(fl_stat $EDEV batch_irqs) - b0))"
+		t_check "$p: merged batch interrupts: short-of-index interrupts raised" \
+			test $(($(fl_stat $EDEV batch_irqs) - b0)) -gt 0
+		t_check "$p: merged batch interrupts: framelink's interrupts merged" \
+			test $(($(lab_stat irq_merged) - m0)) -gt 0
+		t_check "$p: merged batch interrupts: no wake-up lost" fl_no_safety_wakeups
+		merged_batch_knobs 0 0 0
+		echo_stop
+		t_check "$p: merged batch interrupts: tear down and unload" fl_down
+	fi
+done
 
 # INTx as a level (generic-rc, intx_level=1): first with the controller's ~1 ms pulse, then
 # with a hold of 200 ms per raise, as a stuck or hostile endpoint would assert the line. While

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # framelink-epf slots as dma-bufs (FL_IOC_EXPORT, issue 11, endpoint half), on pci-epc-loop
-# profile generic with the host driver:
+# profile tegra234-edma under the j784s4 root, with the host driver:
 #  - the kselftest's epexport cases: bad requests (-EINVAL, no fd left), the host device's
 #    -ENOTTY, an unwritable answer (-EFAULT, no fd left), the dma-buf maps the slot's own
 #    memory (CRC both ways with DMA_BUF_IOCTL_SYNC), mapping rules (read-only export, no
@@ -44,6 +44,11 @@
 . /tests/epc-loop-lib.sh
 . /tests/framelink-lib.sh
 
+# The Orin's endpoint under the J784S4 root. The dma-buf side does not depend on the
+# controller profile (the slots come from the loop's pool on every one) and the DMA engine
+# plays no part: one board pair.
+LOOP="profile=tegra234-edma rc_profile=j784s4"
+
 # let_go P: tell the kselftest holding a dma-buf (pid $tp, files $P.*) to let go; its exit
 # status in $rc, its output logged
 let_go() {
@@ -58,7 +63,7 @@ if [ ! -f /modules/framelink-host.ko ] || [ ! -f /modules/framelink-epf.ko ]; th
 	exit 0
 fi
 
-t_check "start: loop generic, host, 8 slots of 1 MiB" fl_start "profile=generic" \
+t_check "start: loop $LOOP, host, 8 slots of 1 MiB" fl_start "$LOOP" \
 	"nbufs=8 buf_size=1048576" slots=8 slot_size=1048576 dma_channels=2 || exit 0
 t_run_tap export framelink_test -f epexport
 
@@ -104,7 +109,7 @@ if [ ! -e /sys/bus/platform/devices/vgem ]; then
 	exit 0
 fi
 dmesg -c >/dev/null
-t_check "vgem: start: loop generic, host, 8 slots of 1 MiB" fl_start "profile=generic" \
+t_check "vgem: start: loop $LOOP, host, 8 slots of 1 MiB" fl_start "$LOOP" \
 	"nbufs=8 buf_size=1048576" slots=8 slot_size=1048576 dma_channels=2 || exit 0
 dmesg | grep "slots:" | sed 's/^/# /'
 t_check "vgem: the slots come from the loop's no-map pool (the controller's own)" \
@@ -133,7 +138,7 @@ t_check "vgem late: the import fails with ENODEV (kselftest exit 0)" test $rc -e
 t_check "vgem late: unload pci-epc-loop" rmmod pci_epc_loop
 t_check "vgem late: unload framelink-epf" \
 	wait_for 50 sh -c 'rmmod framelink_epf 2>/dev/null || ! test -d /sys/module/framelink_epf'
-if ! t_check "vgem: start again" fl_start "profile=generic" "nbufs=8 buf_size=1048576" \
+if ! t_check "vgem: start again" fl_start "$LOOP" "nbufs=8 buf_size=1048576" \
 	slots=8 slot_size=1048576 dma_channels=2; then
 	exit 0
 fi
@@ -187,7 +192,7 @@ t_check "vgem unload: framelink-epf after GEM_CLOSE" \
 # lower. A second function of that size binds only once the first one's slots are freed.
 # Before (1553fa7) they were kept for good and the second bind failed with ENOMEM.
 big="slots=16 slot_size=8388608 dma_channels=2"
-if t_check "vgem keep: start, 16 slots of 8 MiB" fl_start "profile=generic" \
+if t_check "vgem keep: start, 16 slots of 8 MiB" fl_start "$LOOP" \
 	"nbufs=4 buf_size=1048576" $big; then
 	vgem_unbind "vgem keep"
 	t_check "vgem keep: nothing freed yet" sh -c "! dmesg | grep -q '$FREED'"
@@ -209,7 +214,7 @@ fi
 t_check "vgem: unload fl-coherent (vgem maps nothing now)" rmmod fl_coherent
 
 # Unbind racing the last close of a dma-buf (issue 27 item 3.6)
-if t_check "close race: start again" fl_start "profile=generic" "nbufs=8 buf_size=1048576" \
+if t_check "close race: start again" fl_start "$LOOP" "nbufs=8 buf_size=1048576" \
 	slots=8 slot_size=1048576 dma_channels=2; then
 	t_check "close race: fl-delay holds the dma-buf's release op" \
 		t_insmod fl-delay func=fl_xbuf_release delay_ms=1500 armed=1
