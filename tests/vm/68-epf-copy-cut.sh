@@ -10,7 +10,8 @@
 #  dma: tegra234-edma with the link model at 800 Mbit/s, so a 4 MiB DMA takes ~40 ms and the
 #       cut aborts one; the endpoint holds a failed transfer FL_EP_FAIL_HOLD_MS for the
 #       link-down event that follows (before: EIO when the engine published first).
-# The cut is a link down, then an unbind.
+# The cut is a link down, then an unbind; the root is the j784s4 (the boards' pair: the host
+# function stays in place across the cut, no hot-plug).
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 . /tests/framelink-lib.sh
@@ -25,10 +26,10 @@ fi
 # measurement at enable would time) with a slow link
 up() {
 	if [ $2 = cpu ]; then
-		fl_start "profile=$1" "" slots=8 slot_size=4194304 crossover=16777216 \
+		fl_start "profile=$1 rc_profile=j784s4" "" slots=8 slot_size=4194304 crossover=16777216 \
 			rd_crossover=16777216 cpu_pass_bytes=65536
 	else
-		fl_modules "profile=$1" && echo 800 >$LOOPDBG/rate_mbps &&
+		fl_modules "profile=$1 rc_profile=j784s4" && echo 800 >$LOOPDBG/rate_mbps &&
 			fl_fn_create slots=8 slot_size=4194304 crossover=65536 rd_crossover=4096 &&
 			fl_bind
 	fi
@@ -145,7 +146,7 @@ done
 # above: "ENOLINK=1" and no ECANCELED).
 if [ -f /modules/fl-delay.ko ] &&
 	t_check "reap across a cut: loop (tegra234), framelink-epf, framelink-host up" \
-		fl_start profile=tegra234 "" slots=8 slot_size=65536; then
+		fl_start "profile=tegra234 rc_profile=j784s4" "" slots=8 slot_size=65536; then
 	rm -f /tmp/reapcut.ready
 	framelink reap-cut $EDEV /tmp/reapcut.ready >/tmp/reapcut.out 2>&1 &
 	rpid=$!
@@ -170,7 +171,7 @@ fi
 # unbind dropped the queued completions and REAP said ENODEV at once (the race the DMA cut
 # above lost in a CI run: its frame's ECANCELED never reached the app).
 if t_check "queued at unbind: loop (tegra234), framelink-epf, framelink-host up" \
-	fl_start profile=tegra234 "" slots=8 slot_size=65536; then
+	fl_start "profile=tegra234 rc_profile=j784s4" "" slots=8 slot_size=65536; then
 	rm -f /tmp/hold.ready /tmp/hold.go
 	framelink hold $EDEV /tmp/hold.ready /tmp/hold.go submit >/tmp/hold.out 2>&1 &
 	hpid=$!
