@@ -149,7 +149,7 @@ vm_stage() {
 mkdir -p build/vm
 # The jetpack-only scripts run on jp7, where the jetpack profile meets NVIDIA's core
 nv_only='29-*.sh,29n-*.sh,61j-*.sh'
-vm_stage "VM tests" build/vm/summary.txt --skip "$nv_only" --log build/vm/console.log
+vm_stage "VM tests" build/vm/summary.txt --skip "$nv_only,79-*.sh" --log build/vm/console.log
 # Issue 12's reliability figures at the issue's short form (tests/figures/; make figures
 # runs the same counts alone), in a VM of their own, after the suite's and not beside it: on
 # two cores two guests starve each other (so does a build beside one, README "Time"). A make

@@ -95,7 +95,10 @@ if [ -e /proc/device-tree/pci-epc-loop/dma-coherent ]; then
 else
 	export FL_EXPECT_ATTR=normal-nc
 fi
-t_run_tap ephard framelink_test -f ephard
+# the three cases that need this script's set-up run below, each on its own (-T first: the
+# harness takes the first option that names a case)
+t_run_tap ephard framelink_test -T mmap_vs_unbind -T slow_mmap_vs_unbind \
+	-T reopen_in_take_window -f ephard
 unset FL_EXPECT_ATTR
 rmmod fl_pgattr
 

@@ -74,6 +74,9 @@ cut() {
 	shift 2
 	set -- "$name" "$@"
 	local try=0 hit=0 eio=0 erc=0 cuts0 aborts0 started
+	# a race this test does not steer yet (issue 28 item 3 asks for a hold knob)
+	t_skip_possible "$1: the cut landed inside a $kind transfer" \
+		"5 cuts, the link-down event stopped the engine first each time"
 	while [ $try -lt 5 ] && [ $hit = 0 ]; do
 		try=$((try + 1))
 		echo "# $1: try $try"

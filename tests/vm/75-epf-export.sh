@@ -65,7 +65,7 @@ fi
 
 t_check "start: loop $LOOP, host, 8 slots of 1 MiB" fl_start "$LOOP" \
 	"nbufs=8 buf_size=1048576" slots=8 slot_size=1048576 dma_channels=2 || exit 0
-t_run_tap export framelink_test -f epexport
+t_run_tap export framelink_test -T unbind_while_exported -f epexport
 
 t_check "cli: framelink export of a slot out of range fails" \
 	sh -c "! framelink export -d $EDEV -s 8"
@@ -114,8 +114,9 @@ t_check "vgem: start: loop $LOOP, host, 8 slots of 1 MiB" fl_start "$LOOP" \
 dmesg | grep "slots:" | sed 's/^/# /'
 t_check "vgem: the slots come from the loop's no-map pool (the controller's own)" \
 	sh -c "dmesg | grep -q 'slots: 8 x 1048576 bytes from reserved memory framelink-slots (loop-memory@60000000, 268435456 bytes, no-map pool), attached by its driver'"
-# As the lab is: vgem not dma-coherent, pool slots: the import is refused
-FL_VGEM_EXPECT=refused t_run_tap vgem-refused framelink_vgem_test -f vgem
+# As the lab is: vgem not dma-coherent, pool slots: the import is refused (the other cases
+# need an import: they run with fl-coherent below)
+FL_VGEM_EXPECT=refused t_run_tap vgem-refused framelink_vgem_test -t import_outcome
 # A dma-buf held over unbind and function removal, then imported by vgem: ENODEV (export.c),
 # with export.c's debug lines on (a refusal must not print through the freed function)
 DDC=/sys/kernel/debug/dynamic_debug/control
@@ -149,7 +150,8 @@ if ! t_check "vgem: fl-coherent marks vgem dma-coherent" t_insmod fl-coherent; t
 	exit 0
 fi
 t_check "vgem: fl-coherent's log line" sh -c "dmesg | grep -q 'fl_coherent: vgem marked dma-coherent (was non-coherent)'"
-FL_VGEM_EXPECT=import t_run_tap vgem framelink_vgem_test -f vgem
+FL_VGEM_EXPECT=import t_run_tap vgem framelink_vgem_test -T unbind_while_imported \
+	-T import_after_unbind -f vgem
 
 KEEP='framelink_epf.*an exported slot is still mapped by a device: slots kept until it unmaps'
 LOST='framelink-epf: 8388608 bytes of slots kept for good: the controller lost the memory they came from'

@@ -83,9 +83,13 @@ fl_start() {
 }
 
 # fl_up PROFILE RC_PROFILE: the pair on endpoint profile PROFILE under root profile
-# RC_PROFILE, 8 slots of 4 MiB (61j-framelink-jetpack.sh uses it through 60).
+# RC_PROFILE, 8 slots of 4 MiB (61j-framelink-jetpack.sh uses it through 60). The crossovers
+# are pinned at auto's defaults (write 64 KiB, read 4 KiB), so which frames go by DMA does not
+# depend on what the measurement at enable finds on a loaded machine: the kselftest's cpu and
+# dma variants each have sizes to run (74-crossover.sh measures "auto").
 fl_up() {
-	fl_start "profile=$1 rc_profile=$2" "" slots=8 slot_size=4194304
+	fl_start "profile=$1 rc_profile=$2" "" slots=8 slot_size=4194304 crossover=65536 \
+		rd_crossover=4096
 }
 
 # fl_down: unbind, remove the function, unload the three modules.
@@ -162,4 +166,32 @@ fl_link() {
 # platform device), so a stream on $HDEV crosses that link and no other.
 fl_link_owns() {
 	readlink -f /sys/class/misc/${HDEV#/dev/}/device | grep -q "/platform/$EPC/"
+}
+
+# fl_kselftest_skips NAME DMA VECTORS: declare the skips of "framelink_test -f fl" run as
+# t_run_tap NAME with the crossovers fl_up pins: DMA 0 when the endpoint profile has no DMA
+# channels (tegra234: the dma variant skips whole; jetpack has NVIDIA's eDMA library),
+# VECTORS 0 when framelink-host runs without an interrupt vector (vectors=0). With DMA, the
+# hosts' 2 and 4 MiB buffers and the pinned crossovers, sizes_both_ways and random_sizes
+# have sizes on both variants. Three cases run on the cpu variant only,
+# host_poll_without_vector needs a host without a vector, and ring_boundaries a host with
+# more tx buffers than tx ring entries (62-framelink-hostile.sh sets that up and runs it).
+fl_kselftest_skips() {
+	local _n=$1.fl _t
+	t_skip_expected "$_n.cpu.ring_boundaries" \
+		"the host's tx ring is deeper than its tx buffers (62-framelink-hostile.sh runs it)"
+	if [ "$2" = 0 ]; then
+		t_skip_expected "$_n.dma.*" "the endpoint profile has no DMA channels"
+	else
+		for _t in ring_boundaries wakeup_after_busy_polling batch_ending_short_wakes; do
+			t_skip_expected "$_n.dma.$_t" "the cpu variant covers it"
+		done
+		t_skip_expected "$_n.dma.host_poll_without_vector" "the host has an interrupt vector"
+	fi
+	if [ "$3" = 0 ]; then
+		t_skip_expected "$_n.cpu.wakeup_after_busy_polling" "no interrupt: the host polls"
+		t_skip_expected "$_n.cpu.batch_ending_short_wakes" "no interrupt: the host polls"
+	else
+		t_skip_expected "$_n.cpu.host_poll_without_vector" "the host has an interrupt vector"
+	fi
 }

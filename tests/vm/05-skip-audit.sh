@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The init's audit of declared skips (tests/vm/lib.sh, skip_audit; issue 28 item 3) on planted
+# TAP, in the VM's own shell: an undeclared skip and a declared skip that did not come each
+# fail, a skip declared possible is not required, and a kselftest case (named as t_run_tap
+# names it) matches a pattern.
+. /tests/lib.sh
+
+decl=/tmp/audit.declared
+tap=/tmp/audit.tap
+printf '%s\t%s\n' 'kselftest.p.fl.dma.*' 'no DMA channels' 'gone: *' 'never comes' >$decl
+printf '%s\t%s\tpossible\n' 'race: *' 'may come' >>$decl
+cat >$tap <<'TAP'
+ok 3 kselftest.p.fl.dma.sizes_both_ways # SKIP endpoint has no DMA channels
+ok 4 kselftest.p.fl.dma.random_sizes # SKIP endpoint has no DMA channels
+ok - a check that ran
+not ok - a check that failed
+ok - surprise: a case # SKIP not declared
+TAP
+out=$(T_SKIPS=$decl skip_audit planted <$tap)
+echo "$out" | sed 's/^/# audit: /'
+t_check "audit: the undeclared skip fails" \
+	sh -c "echo '$out' | grep -qx 'not ok - planted: undeclared skip: surprise: a case'"
+t_check "audit: the declared skip that did not come fails" \
+	sh -c "echo '$out' | grep -q '^not ok - planted: declared skip did not happen: gone: \*'"
+t_check "audit: the possible skip is not required, the matched ones pass" \
+	test "$(echo "$out" | grep -c '^not ok')" -eq 2
+t_check "audit: skips counted" sh -c "echo '$out' | grep -qx '# skips: 3, 2 declared'"
+
+# all declared, all come: no failure
+printf '%s\t%s\n' 'kselftest.p.fl.dma.*' 'no DMA channels' >$decl
+out=$(head -n 2 $tap | T_SKIPS=$decl skip_audit planted)
+t_check "audit: skips as declared pass" test -z "$(echo "$out" | grep '^not ok')"
