@@ -44,6 +44,9 @@ FRAME=614400	# 640x480 YUYV
 t_check "start: loop tegra234-edma, host 8 x 1 MiB, 8 slots of 1 MiB" fl_start "profile=tegra234-edma rc_profile=j784s4" \
 	"nbufs=8 buf_size=1048576" slots=8 slot_size=1048576 dma_channels=2 || exit 0
 framelink info -d $HDEV | grep -E '^(caps|max_imports):' | sed 's/^/# host /'
+# the heap's pages may come out adjacent (one segment, nothing scattered to refuse); issue 28
+# item 3 asks for buffers forced apart
+t_skip_possible "import.import.scattered_eopnotsupp" "the heap buffer's pages came out adjacent"
 t_run_tap import framelink_test -T efault_takes_back_own -f import
 # A failed IMPORT takes back only its own import (issue 27 item 3.9): fl-delay holds the copy
 # of one task's answer (that task's name only: every task copies to user space) while the
