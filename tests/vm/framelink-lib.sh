@@ -171,9 +171,9 @@ fl_link_owns() {
 # fl_kselftest_skips NAME DMA VECTORS: declare the skips of "framelink_test -f fl" run as
 # t_run_tap NAME with the crossovers fl_up pins: DMA 0 when the endpoint profile has no DMA
 # channels (tegra234: the dma variant skips whole; jetpack has NVIDIA's eDMA library),
-# VECTORS 0 when framelink-host runs without an interrupt vector (vectors=0). With DMA, the
-# hosts' 2 and 4 MiB buffers and the pinned crossovers, sizes_both_ways and random_sizes
-# have sizes on both variants. Three cases run on the cpu variant only,
+# VECTORS 0 when framelink-host runs without an interrupt vector (vectors=0). With the pinned
+# crossovers, sizes_both_ways and random_sizes have sizes on both variants. Three cases run
+# on the cpu variant only,
 # host_poll_without_vector needs a host without a vector, and ring_boundaries a host with
 # more tx buffers than tx ring entries (62-framelink-hostile.sh sets that up and runs it).
 fl_kselftest_skips() {
