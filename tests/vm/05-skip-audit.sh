@@ -3,7 +3,7 @@
 # The init's audit of declared skips (tests/vm/lib.sh, skip_audit; issue 28 item 3) on planted
 # TAP, in the VM's own shell: an undeclared skip and a declared skip that did not come each
 # fail, a skip declared possible is not required, and a kselftest case (named as t_run_tap
-# names it) matches a pattern.
+# names it) matches a pattern; t_run_tap fails a case named with -t that has no result line.
 . /tests/lib.sh
 
 decl=/tmp/audit.declared
@@ -32,3 +32,17 @@ t_check "audit: skips counted" grep -qx '# skips: 3, 2 declared' $out
 printf '%s\t%s\n' 'kselftest.p.fl.dma.*' 'no DMA channels' >$decl
 head -n 2 $tap | T_SKIPS=$decl skip_audit planted >$out
 t_check "audit: skips as declared pass" sh -c "! grep -q '^not ok' $out"
+
+# t_run_tap: a case named with -t must have run, one named with -T must not (a planted
+# kselftest: a shell function printing TAP; its output goes to a file, not to the run's TAP)
+fake_ksft() {
+	echo "ok 1 global.one"
+	echo "ok 2 global.two # SKIP planted"
+}
+t_run_tap fake fake_ksft -t one -t two >$out
+t_check "t_run_tap: named cases that ran pass" test $? -eq 0
+t_run_tap fake fake_ksft -t one -t three >$out
+t_check "t_run_tap: a named case with no result fails" test $? -ne 0
+t_check "t_run_tap: ... and says which" grep -q '^not ok - fake: three ran' $out
+t_run_tap fake fake_ksft -T one >$out
+t_check "t_run_tap: an excluded case that ran fails" grep -q '^not ok - fake: one excluded' $out

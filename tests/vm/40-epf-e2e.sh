@@ -44,6 +44,14 @@ down() {
 	wait_for 50 sh -c "! test -e $EPDEV"
 }
 
+# exited_with RC WANT FILE WHO ALLOWED [ENDS]: an app's exit code RC is WANT and its status
+# line names only ALLOWED errnos (tally_only)
+exited_with() {
+	[ "$1" = "$2" ] || { echo "# exit $1, want $2"; return 1; }
+	shift 2
+	tally_only "$@"
+}
+
 # bench_echo TAG SIZES COUNT: endpoint echo in the background, host bench through it
 bench_echo() {
 	framelink echo -d $EPDEV -t 20000 >/tmp/echo.out 2>&1 &
@@ -53,9 +61,13 @@ bench_echo() {
 	rc=$?
 	echo "$out" | sed 's/^/# /'
 	kill -INT $epid 2>/dev/null
-	wait $epid
+	wait_bounded $epid 10
+	erc=$?
 	sed 's/^/# /' /tmp/echo.out
 	if [ $rc -eq 0 ]; then t_ok "$1"; else t_fail "$1" "bench exit $rc"; fi
+	# SIGINT is the echo's clean end: exit 0, every frame OK
+	t_check "$1: echo ended cleanly (exit $erc), no errno" \
+		exited_with $erc 0 /tmp/echo.out "framelink: echo" ""
 }
 
 # oneway TAG FROM TO SIZE COUNT: verified frames FROM -> TO
@@ -126,8 +138,11 @@ bpid=$!
 sleep 3
 t_check "linkdown: link down mid-stream" sh -c "echo down >$LOOPDBG/link"
 wait $bpid
-echo "# bench exit $?"
+rc=$?
 sed 's/^/# /' /tmp/bench.out | tail -5
+# the host's frames in flight fail ECANCELED/ENOLINK, the removal ends the bench (ENODEV)
+t_check "linkdown: bench failed (exit $rc), frames only ECANCELED/ENOLINK, ended ENODEV/ENOLINK" \
+	exited_with $rc 1 /tmp/bench.out bench "ECANCELED|ENOLINK" "ENODEV|ENOLINK"
 t_check "linkdown: host device gone" wait_for 100 test ! -e $HDEV
 t_check "linkdown: endpoint device stays" test -c $EPDEV
 t_check "linkdown: link up" sh -c "echo up >$LOOPDBG/link"
@@ -138,8 +153,13 @@ rc=$?
 echo "$out" | sed 's/^/# /'
 if [ $rc -eq 0 ]; then t_ok "linkdown: bench after re-link, same echo"; else t_fail "linkdown: bench after re-link, same echo" "exit $rc"; fi
 kill -INT $epid 2>/dev/null
-wait $epid
+wait_bounded $epid 10
+rc=$?
 sed 's/^/# /' /tmp/echo.out | tail -3
+# the echo saw the link go down as ENOLINK/ECANCELED only; its exit says whether it saw any
+n=$(($(tally_n /tmp/echo.out "framelink: echo" ENOLINK) + $(tally_n /tmp/echo.out "framelink: echo" ECANCELED)))
+t_check "linkdown: echo's frames failed only ENOLINK/ECANCELED ($n), exit $rc says so" \
+	exited_with $rc $((n > 0)) /tmp/echo.out "framelink: echo" "ENOLINK|ECANCELED"
 
 # A hostile host: a random tx_prod (pci-epc-loop corrupt_bar on the doorbell) is refused,
 # counted and logged; the host recovers by a re-link (reset handshake).
@@ -167,12 +187,16 @@ sleep 3
 t_check "unbind: stream running" alive $bpid
 t_check "unbind: mid-stream, endpoint app running" down
 wait $bpid
-echo "# bench exit $? after unbind"
+brc=$?
+sed 's/^/# /' /tmp/bench.out | tail -4
 wait_bounded $epid 10
 rc=$?
 t_check "unbind: endpoint app ends within 10 s" test $rc -ne 137
-echo "# echo exit $rc after unbind"
 sed 's/^/# /' /tmp/echo.out | tail -3
+t_check "unbind: bench failed (exit $brc), frames only ECANCELED/ENOLINK, ended ENODEV/ENOLINK" \
+	exited_with $brc 1 /tmp/bench.out bench "ECANCELED|ENOLINK" "ENODEV|ENOLINK"
+t_check "unbind: echo failed (exit $rc), frames only ENOLINK/ENODEV/ECANCELED, ended ENODEV" \
+	exited_with $rc 1 /tmp/echo.out "framelink: echo" "ENOLINK|ENODEV|ECANCELED" ENODEV
 t_check "unbind: remove function" rmdir $FN
 t_check "unbind: unload pci-epc-loop" rmmod pci_epc_loop
 t_check "unload framelink-host" rmmod framelink_host

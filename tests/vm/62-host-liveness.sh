@@ -6,7 +6,8 @@
 #  - the kselftest with FL_LINK_KNOB: a link flap with a frame outstanding fails it with
 #    -ECANCELED by the host's own watchdog, REAP(timeout 0) stays quick during the reset,
 #    poll() reports EPOLLERR and SUBMIT -ENOLINK while the link is down, the queue runs again
-#    after it returns; open() is not held up by a last close's reset; failed REAP/SUBMIT/POST
+#    after it returns; open() is not held up by a last close's reset; an endpoint REAP
+#    waiting across the link down returns -ENOLINK at once; failed REAP/SUBMIT/POST
 #    have no effect; buffer mappings refuse PROT_EXEC;
 #  - a non-zero reserved word in fl_bar_status makes the host refuse the enable;
 #  - the endpoint function unbound and bound again with the host idle, then streaming;
@@ -21,7 +22,8 @@ up() { fl_start "profile=tegra234 rc_profile=j784s4" "$*" slots=8 slot_size=4194
 if t_check "j784s4: loop, framelink-epf, framelink-host up" up; then
 	fl_kselftest_skips kselftest.live.j784s4 0 1
 	FL_LINK_KNOB=$LOOPDBG/link t_run_tap "kselftest.live.j784s4" framelink_test -f fl \
-		-t host_link_flap_recovers -t host_open_not_blocked_by_reset
+		-t host_link_flap_recovers -t host_open_not_blocked_by_reset \
+		-t ep_reap_link_down_enolink
 	t_check "j784s4: link is up after the kselftest" sh -c "grep -q up $LOOPDBG/link"
 
 	# a stray host write to a reserved status word: the endpoint heals it (items 14, 16)

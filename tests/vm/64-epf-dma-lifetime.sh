@@ -139,7 +139,12 @@ case_b() {
 	# dw-edma's synchronize gives up after 5 s; the endpoint app gets its slot back only
 	# when the DMA is provably over
 	wait_bounded $spid 15
+	src=$?
 	logs send /tmp/b-send.log
+	# the sender ends by itself at its 10 s completion bound, its frame never completed (a
+	# sender killed at 15 s, 137, would have hung)
+	t_check "B: sender ended by itself (exit $src): no completion within 10 s, slot held" \
+		sh -c "[ $src = 1 ] && grep -q 'no completion in 10000 ms, 0/1 done' /tmp/b-send.log"
 	sed 's/^/# /' $LOOPDBG/channels
 	if dma_active && grep -q 'Operation canceled' /tmp/b-send.log; then
 		t_fail "B: slot not returned while its DMA may still write" "ECANCELED with DMA active"

@@ -16,6 +16,8 @@
 # Afterwards every page of every mapping must fault with SIGBUS (zapped at remove, before the
 # buffers were freed through the still bound device), never return data; REAP says ENODEV;
 # the device that comes back streams (a short bench). KASAN/kmemleak judge the frees.
+# Also: a REAP and a poll() waiting on the device return when it is unbound (the kselftest's
+# host_waiters_return_on_remove), within 3 s, not at their own timeouts.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
 . /tests/framelink-lib.sh
@@ -81,6 +83,12 @@ if t_check "remove: loop (tegra234, generic-rc), framelink-epf, framelink-host u
 		sh -c "[ \$(dmesg | grep -c 'buffer mappings zapped') -gt $zn ]"
 	t_check "unbind: bind again" host_bind
 	bench_ok "unbind"
+
+	# a REAP (20 s timeout) and a poll() without timeout, waiting with nothing in flight,
+	# return within 3 s of the unbind: REAP ENODEV, poll() POLLERR|POLLHUP (issue 28 item 8)
+	FL_HOST_UNBIND=$BDF t_run_tap "kselftest.remove" framelink_test \
+		-t host_waiters_return_on_remove
+	t_check "waiters: bind again" host_bind
 
 	# IMPORT on a file whose device went away (issue 27 item 3.5): ENODEV before any attach
 	# or map. fl-delay on dma_buf_attach() counts the calls that reach it (held); before,

@@ -27,7 +27,6 @@ FIG_BOUND=${FIG_BOUND:-480}
 FIG_MAXSIZE=${FIG_MAXSIZE:-8192}
 FIG_ONLY=${FIG_ONLY:-frames,qreset,dma,link,reload}
 
-KML=/sys/kernel/debug/kmemleak
 CB=/sys/kernel/debug/fl-pcicb/call
 : >/tmp/fig-summary
 
@@ -54,41 +53,29 @@ fig_down() {
 	fl_down
 }
 
-# fig_leaks: kmemleak's unreferenced objects now (two scans after the 5 s minimum age), in
-# $fig_nleak; the report goes to the log (and fails the run there too), then it is cleared so
-# the next figure counts its own. No kmemleak: 0, said once.
+# fig_leaks: kmemleak's unreferenced objects since fig_leak_reset (kml_count) in $fig_nleak,
+# then cleared so the next figure counts its own
 fig_leaks() {
-	fig_nleak=0
-	if [ ! -w $KML ]; then
-		echo "# figures: no kmemleak in this kernel: leaks count module references only"
-		return 0
-	fi
-	sleep 6
-	echo scan >$KML
-	echo scan >$KML
-	fig_nleak=$(grep -c '^unreferenced object' $KML)
-	[ "$fig_nleak" -gt 0 ] && sed 's/^/# kmemleak: /' $KML | head -n 80
-	echo clear >$KML
+	kml_count
+	fig_nleak=$kml_n
+	kml_reset
 }
 
-fig_leak_reset() {
-	[ -w $KML ] || return 0
-	echo scan >$KML
-	echo clear >$KML
-}
+fig_leak_reset() { kml_reset; }
 
-# fig_end NAME COUNT TARGET FAILURES LEAKS T0: the figure's TAP line and its summary line
+# fig_end NAME COUNT TARGET FAILURES LEAKS T0 [UNIT]: the figure's TAP line and its summary
+# line (UNIT after the count: what one count is, where that is not the figure's name)
 fig_end() {
 	local _n=$1 _c=$2 _want=$3 _f=$4 _l=$5 _s=$(($(fig_now) - $6)) _cut=
-	echo "figure: $_n count=$_c failures=$_f leaks=$_l time=${_s}s" >>/tmp/fig-summary
+	echo "figure: $_n count=$_c${7:+ $7} failures=$_f leaks=$_l time=${_s}s" >>/tmp/fig-summary
 	if [ "$_c" -lt "$_want" ]; then
 		_cut="cut short at $_c of $_want (bound ${FIG_BOUND}s)"
 		echo "figure: $_n $_cut" >>/tmp/fig-summary
 	fi
 	if [ "$_f" = 0 ] && [ "$_l" = 0 ] && [ -z "$_cut" ]; then
-		t_ok "figure $_n: $_c of $_want, 0 failures, 0 leaks, ${_s}s"
+		t_ok "figure $_n: $_c of $_want${7:+ $7}, 0 failures, 0 leaks, ${_s}s"
 	else
-		t_fail "figure $_n: $_c of $_want" "failures=$_f leaks=$_l $_cut"
+		t_fail "figure $_n: $_c of $_want${7:+ $7}" "failures=$_f leaks=$_l $_cut"
 	fi
 }
 
@@ -97,31 +84,6 @@ fig_report() {
 	echo "# ---- figures (bound ${FIG_BOUND}s)"
 	cat /tmp/fig-summary
 	echo "figures: total time=$(($(fig_now) - fig_t0))s"
-}
-
-# tally_only FILE WHO ALLOWED [ENDS]: the app's "WHO: status:" line names no errno outside
-# ALLOWED (a |-list; OK and an end=EINTR from our SIGINT aside), and an end only from ENDS
-# (default ALLOWED)
-tally_only() {
-	local _line _tok _nm
-	_line=$(grep "^$2: status:" $1 | tail -1)
-	[ -n "$_line" ] || return 1
-	for _tok in ${_line#*status:}; do
-		_nm=${_tok%%=*}
-		case "$_nm" in
-		OK) ;;
-		end) [ "${_tok#end=}" = EINTR ] || echo "|${4:-$3}|" | grep -q "|${_tok#end=}|" ||
-			return 1 ;;
-		*) echo "|$3|" | grep -q "|$_nm|" || return 1 ;;
-		esac
-	done
-}
-
-# tally_n FILE WHO NAME: one count of the app's status line (0 when absent)
-tally_n() {
-	local _v
-	_v=$(grep "^$2: status:" $1 | tail -1 | tr ' ' '\n' | sed -n "s/^$3=//p")
-	echo "${_v:-0}"
 }
 
 # mismatches FILE: content errors the apps report (bench: not inverted, unexpected frame;
@@ -151,22 +113,23 @@ random_sizes() {
 # endpoint inverts each frame in place (CRC-32 computed over it) and sends it back; the host
 # checks every byte of every returned frame is the inverse of what it sent, its size, and
 # that no stale frame passes (RX buffers poisoned before each POST). Both directions: host to
-# endpoint and endpoint to host, each by CPU copy or DMA by size. The count is frames moved
-# and checked: two per round trip.
+# endpoint and endpoint to host, each by CPU copy or DMA by size. The count is round trips,
+# each checked once at the host (two frames moved: the returned bytes are the inverse of the
+# sent ones only if both transfers were right); FIG_FRAMES frames moved are FIG_FRAMES / 2
+# round trips. kmemleak counts what the figure left.
 fig_frames() {
-	local t0 done=0 fail=0 per round=0 sizes seed rc n bad tend=0
+	local t0 done=0 fail=0 per round=0 sizes seed rc n bad tend=0 want=$((FIG_FRAMES / 2))
 	t0=$(fig_now)
-	# a round trip is two frames, one each way, both checked (the returned bytes are the
-	# inverse of the sent ones only if both transfers were right)
-	per=$((FIG_FRAMES / 2 / 16 / 10))
+	fig_leak_reset
+	per=$((want / 16 / 10))
 	[ $per -gt 625 ] && per=625
 	[ $per -lt 1 ] && per=1
 	[ -n "$FIG_HOURS" ] && tend=$((fig_t0 + FIG_HOURS * 3600))
 	t_check "figure frames: pair up" fig_up 64 32 $((2 * FIG_MAXSIZE)) ||
-		{ fig_end frames 0 $FIG_FRAMES 1 0 $t0; return; }
+		{ fig_end frames 0 $want 1 0 $t0 round-trips; return; }
 	framelink echo -d $EDEV >/tmp/fig-fecho.out 2>&1 &
 	local epid=$!
-	while { [ $done -lt $FIG_FRAMES ] || [ "$(fig_now)" -lt $tend ]; } && fig_time_left; do
+	while { [ $done -lt $want ] || [ "$(fig_now)" -lt $tend ]; } && fig_time_left; do
 		round=$((round + 1))
 		seed=$(($(date +%s) + round * 7919))
 		sizes=$(random_sizes 16 $FIG_MAXSIZE $seed)
@@ -176,7 +139,7 @@ fig_frames() {
 		n=$(awk '$NF != "FAILED" && NF >= 11 && $2 ~ /^[0-9]+$/ && $1 != "size" { s += $2 }
 			END { print s + 0 }' /tmp/fig-fbench.out)
 		bad=$(mismatches /tmp/fig-fbench.out)
-		done=$((done + 2 * n))
+		done=$((done + n))
 		if [ $rc -ne 0 ] || [ "$bad" -ne 0 ] || [ "$n" -ne $((16 * per)) ]; then
 			fail=$((fail + 1 + bad))
 			echo "# frames: round $round (seed $seed, sizes $sizes) failed: exit $rc, $n frames, $bad mismatches"
@@ -186,11 +149,12 @@ fig_frames() {
 	kill $epid 2>/dev/null
 	wait $epid 2>/dev/null
 	tail -n 1 /tmp/fig-fecho.out | sed 's/^/# echo: /'
-	echo "# frames: $round rounds of 16 random sizes x $per round trips (2 frames each)"
+	echo "# frames: $round rounds of 16 random sizes x $per round trips: $done round trips, $((2 * done)) frames moved"
 	t_check "figure frames: endpoint echo saw no error" \
 		sh -c "grep -q ', 0 errors,' /tmp/fig-fecho.out"  || fail=$((fail + 1))
 	t_check "figure frames: tear down" fig_down || fail=$((fail + 1))
-	fig_end frames $done $FIG_FRAMES $fail 0 $t0
+	fig_leaks
+	fig_end frames $done $want $fail $fig_nleak $t0 round-trips
 }
 
 # ---------------------------------------------------------------- queue resets
@@ -267,12 +231,13 @@ fig_qreset() {
 # DMA is seen active, 0.2 s, then released), the first half host to endpoint (read channels),
 # the second endpoint to host (write channels). An error: exactly that frame fails -EIO
 # (FL_ST_DMA, Documentation/framelink.rst), the endpoint counts one dma_aborts, the other frame
-# completes; a stall: no error, both complete (a stall shorter than a reset's bound only
-# delays). Every delivered frame is verified at the receiver; the receiver sees no errno but
+# completes; a stall: it held a transfer in flight (a channel seen active and stalled, else
+# the injection fails: a stall that hit nothing proves nothing), no error, both complete (a
+# stall shorter than a reset's bound only delays). Every delivered frame is verified at the receiver; the receiver sees no errno but
 # -EIO, exactly one per error injected; no transfer leaked (dma_leaked), the engine idle and
 # a verified bench afterwards.
 fig_dma_one() {
-	local _tx=$1 _err=$2 _a0 _a1 _rc _spid
+	local _tx=$1 _err=$2 _a0 _a1 _rc _spid _hit=1
 	_a0=$(fl_stat $EDEV dma_aborts)
 	if [ $_err = 1 ]; then
 		echo 1 >$LOOPDBG/fail_dma
@@ -282,7 +247,13 @@ fig_dma_one() {
 		echo 0xffff >$LOOPDBG/stall
 		framelink send -d $_tx -s 16K -n 2 -b 2 --verify >/tmp/fig-dsend.out 2>&1 &
 		_spid=$!
-		wait_for 100 grep -q ' active ' $LOOPDBG/channels || echo "# dma: stall: no channel active"
+		# the stall holds a transfer in flight (a channel active and stalled), or it hit
+		# nothing and proves nothing: that fails the injection
+		if wait_for 100 grep -q ' active .* stalled$' $LOOPDBG/channels; then
+			fig_stall_hits=$((fig_stall_hits + 1))
+		else
+			_hit=0
+		fi
 		sleep 0.2
 		echo 0 >$LOOPDBG/stall
 		wait_bounded $_spid 30
@@ -296,9 +267,9 @@ fig_dma_one() {
 			tally_only /tmp/fig-dsend.out send EIO && [ $((_a1 - _a0)) = 1 ] && return 0
 	else
 		[ $_rc = 0 ] && [ "$(tally_n /tmp/fig-dsend.out send OK)" = 2 ] &&
-			[ "$_a1" = "$_a0" ] && return 0
+			[ "$_a1" = "$_a0" ] && [ $_hit = 1 ] && return 0
 	fi
-	echo "# dma: injection $fig_i ($([ $_err = 1 ] && echo error || echo stall), sender $_tx): exit $_rc, dma_aborts $_a0 -> $_a1"
+	echo "# dma: injection $fig_i ($([ $_err = 1 ] && echo error || echo "stall, hit a transfer: $_hit"), sender $_tx): exit $_rc, dma_aborts $_a0 -> $_a1"
 	sed 's/^/# send: /' /tmp/fig-dsend.out | tail -n 4
 	return 1
 }
@@ -313,6 +284,7 @@ fig_dma() {
 	local t0 fail=0 half rx tx rpid l0 l1 got phase nerr
 	t0=$(fig_now)
 	fig_i=0
+	fig_stall_hits=0
 	fig_leak_reset
 	t_check "figure dma: pair up" fig_up || { fig_end dma 0 $FIG_DMA 1 0 $t0; return; }
 	l0=$(fl_stat $EDEV dma_leaked)
@@ -345,6 +317,7 @@ fig_dma() {
 			dma_rx_errs $nerr || fail=$((fail + 1))
 	done
 	l1=$(fl_stat $EDEV dma_leaked)
+	echo "# dma: $fig_stall_hits of $((fig_i / 2)) stalls held a transfer in flight (each must)"
 	t_check "figure dma: DMA channels idle" sh -c "! grep -q ' active ' $LOOPDBG/channels" ||
 		fail=$((fail + 1))
 	verified_bench "figure dma: verified stream afterwards (engine recovered)" ||

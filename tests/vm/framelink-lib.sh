@@ -195,3 +195,53 @@ fl_kselftest_skips() {
 		t_skip_expected "$_n.cpu.host_poll_without_vector" "the host has an interrupt vector"
 	fi
 }
+
+# tally_only FILE WHO ALLOWED [ENDS]: the app's "WHO: status:" line names no errno outside
+# ALLOWED (a |-list; OK and an end=EINTR from our SIGINT aside), and an end only from ENDS
+# (default ALLOWED)
+tally_only() {
+	local _line _tok _nm
+	_line=$(grep "^$2: status:" $1 | tail -1)
+	[ -n "$_line" ] || return 1
+	for _tok in ${_line#*status:}; do
+		_nm=${_tok%%=*}
+		case "$_nm" in
+		OK) ;;
+		end) [ "${_tok#end=}" = EINTR ] || echo "|${4:-$3}|" | grep -q "|${_tok#end=}|" ||
+			return 1 ;;
+		*) echo "|$3|" | grep -q "|$_nm|" || return 1 ;;
+		esac
+	done
+}
+
+# tally_n FILE WHO NAME: one count of the app's status line (0 when absent)
+tally_n() {
+	local _v
+	_v=$(grep "^$2: status:" $1 | tail -1 | tr ' ' '\n' | sed -n "s/^$3=//p")
+	echo "${_v:-0}"
+}
+
+# kml_reset: kmemleak forgets what it reported so far; kml_count counts from here
+kml_reset() {
+	[ -w /sys/kernel/debug/kmemleak ] || return 0
+	echo scan >/sys/kernel/debug/kmemleak
+	echo clear >/sys/kernel/debug/kmemleak
+}
+
+# kml_count: kmemleak's unreferenced objects since kml_reset (two scans after its 5 s minimum
+# age), in $kml_n, the report to the log (it fails the run there too). Run it before the
+# modules unload: their frames in the backtraces still have names. No kmemleak: 0, said.
+kml_count() {
+	local _k=/sys/kernel/debug/kmemleak
+	kml_n=0
+	if [ ! -w $_k ]; then
+		echo "# no kmemleak in this kernel: no leak counted"
+		return 0
+	fi
+	sleep 6
+	echo scan >$_k
+	echo scan >$_k
+	kml_n=$(grep -c '^unreferenced object' $_k)
+	[ "$kml_n" -gt 0 ] && sed 's/^/# kmemleak: /' $_k | head -n 80
+	return 0
+}

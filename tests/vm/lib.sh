@@ -93,7 +93,7 @@ t_xfail() {
 # t_run_tap NAME CMD...: run a program that prints its own TAP (kselftest); its top-level result
 # lines are taken as they are, and a non-zero exit with no failing line is reported as one.
 t_run_tap() {
-	local _name=$1 _rc
+	local _name=$1 _rc _a _want
 	shift
 	"$@" >/tmp/t_run_tap.out 2>&1
 	_rc=$?
@@ -101,6 +101,20 @@ t_run_tap() {
 	if [ $_rc -ne 0 ] && ! grep -q '^not ok' /tmp/t_run_tap.out; then
 		t_fail "$_name" "exited $_rc"
 	fi
+	# a case named with -t or -r has a result line (that it did not skip is the skip audit's
+	# to judge), one named with -T (excluded) has none: a misspelt or renamed case would
+	# otherwise pass as "nothing ran"
+	_want=
+	for _a in "$@"; do
+		if [ -n "$_want" ] &&
+			grep -qE "^(not )?ok [0-9]+ ([^ ]*\.)?$_a( |\$)" /tmp/t_run_tap.out; then
+			if [ $_want = T ]; then t_fail "$_name: $_a excluded" "it ran"; _rc=1; fi
+		elif [ "$_want" = t ]; then
+			t_fail "$_name: $_a ran" "no result line for it"
+			_rc=1
+		fi
+		case "$_a" in -t|-r) _want=t ;; -T) _want=T ;; *) _want= ;; esac
+	done
 	return $_rc
 }
 

@@ -317,6 +317,21 @@ TEST_F(fl, bad_input)
 	ASSERT_EQ(-EINVAL, fl_post(&self->ep, &idx, 1, &done));
 	f[0] = (struct fl_frame){ .buf = 0, .bytes = 64 };	/* slot 0 is posted */
 	ASSERT_EQ(-EBUSY, fl_submit(&self->ep, f, 1, &done));
+	f[0] = (struct fl_frame){ .buf = 1, .bytes = 64, .reserved = 1 };
+	ASSERT_EQ(-EINVAL, fl_submit(&self->ep, f, 1, &done));
+	/* the endpoint's REAP refuses what the host's refuses (issue 28 item 8) */
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 0 };
+	ASSERT_EQ(-1, ioctl(self->ep.fd, FL_IOC_REAP, &r));
+	ASSERT_EQ(EINVAL, errno);
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 1, .timeout_ms = -1 };
+	ASSERT_EQ(-1, ioctl(self->ep.fd, FL_IOC_REAP, &r));
+	ASSERT_EQ(EINVAL, errno);
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 1, .reserved = 1 };
+	ASSERT_EQ(-1, ioctl(self->ep.fd, FL_IOC_REAP, &r));
+	ASSERT_EQ(EINVAL, errno);
+	r = (struct fl_reap){ .ptr = (uintptr_t)c, .max = 1, .flags = 1 };
+	ASSERT_EQ(-1, ioctl(self->ep.fd, FL_IOC_REAP, &r));
+	ASSERT_EQ(EINVAL, errno);
 
 	/* Still works. */
 	round_trip(_metadata, self, 1, 4096, 4242);
@@ -926,6 +941,111 @@ TEST(host_open_not_blocked_by_reset)
 	EXPECT_GE(fd, 0);
 	EXPECT_LT(t_open, 500);	/* before the fix: ~2000 (the whole handshake) */
 	usleep(1000000);	/* the queue comes back (retries every 200 ms) */
+}
+
+/*
+ * Issue 28 item 8: an endpoint REAP waiting with nothing queued when the link goes down
+ * returns -ENOLINK (0 would read as "nothing yet" and the app would wait on), soon after the
+ * link went, not at its own 10 s timeout.
+ */
+TEST(ep_reap_link_down_enolink)
+{
+	const char *knob = getenv("FL_LINK_KNOB");
+	struct fl_end ep = { .fd = -1 };
+	struct fl_completion c;
+	struct fl_reap r;
+	uint64_t t0, took;
+	int pfd[2], st, ret;
+	pid_t pid;
+	char x;
+
+	if (!knob)
+		SKIP(return, "FL_LINK_KNOB not set (needs a root that keeps the function)");
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		if (fl_open(&ep, "FL_EP_DEV", "/dev/framelink-ep0"))
+			_exit(250);
+		r = (struct fl_reap){ .ptr = (uintptr_t)&c, .max = 1, .timeout_ms = 10000 };
+		if (write(pfd[1], "r", 1) != 1)
+			_exit(251);
+		ret = ioctl(ep.fd, FL_IOC_REAP, &r) ? errno : 0;
+		/* 0: ENOLINK; else the errno, or 200 + count for a success */
+		_exit(ret == ENOLINK ? 0 : ret ? (ret < 200 ? ret : 199) : 200 + (int)r.count);
+	}
+	ASSERT_EQ(1, read(pfd[0], &x, 1));
+	usleep(300000);	/* the child sleeps in REAP now */
+	t0 = now_ms();
+	ASSERT_EQ(0, link_set(knob, "down"));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	took = now_ms() - t0;
+	ASSERT_EQ(0, link_set(knob, "up"));
+	TH_LOG("endpoint REAP across the link down: exit %d after %llu ms",
+	       WIFEXITED(st) ? WEXITSTATUS(st) : -1, (unsigned long long)took);
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_LT(took, 3000);
+	usleep(1000000);	/* the queue comes back */
+}
+
+/* host_waiter: the child's side of host_waiters_return_on_remove; 0 when it saw the removal */
+static int host_waiter(int fd, int use_poll, int ready)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct fl_completion c;
+	struct fl_reap r = { .ptr = (uintptr_t)&c, .max = 1, .timeout_ms = 20000 };
+
+	if (write(ready, "w", 1) != 1)
+		return 251;
+	if (use_poll)
+		return poll(&p, 1, -1) == 1 && (p.revents & (POLLERR | POLLHUP)) ? 0 : 252;
+	if (!ioctl(fd, FL_IOC_REAP, &r))
+		return 200 + (r.count < 50 ? (int)r.count : 50);
+	return errno == ENODEV ? 0 : (errno < 200 ? errno : 199);
+}
+
+/*
+ * Issue 28 item 8: a host REAP (20 s timeout) and a poll() without timeout, both waiting with
+ * nothing in flight, return when the host device is removed (driver unbind): REAP -ENODEV,
+ * poll() POLLERR|POLLHUP, within 3 s (the remove's stop handshake with the endpoint is
+ * bounded by 2 s and comes first), not at their own timeouts. FL_HOST_UNBIND names the
+ * device (its PCI address); the caller binds it again (tests/vm/67).
+ */
+TEST(host_waiters_return_on_remove)
+{
+	const char *bdf = getenv("FL_HOST_UNBIND");
+	struct fl_end h = { .fd = -1 };
+	int pfd[2], st[2], i;
+	pid_t pid[2];
+	uint64_t t0, took;
+	char x;
+
+	if (!bdf)
+		SKIP(return, "FL_HOST_UNBIND not set (the host device's PCI address)");
+	ASSERT_EQ(0, fl_open(&h, "FL_HOST_DEV", "/dev/framelink0"));
+	ASSERT_EQ(0, pipe(pfd));
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		ASSERT_GE(pid[i], 0);
+		if (!pid[i])
+			_exit(host_waiter(h.fd, i, pfd[1]));
+	}
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(1, read(pfd[0], &x, 1));
+	usleep(300000);	/* both sleep now */
+	t0 = now_ms();
+	ASSERT_EQ(0, link_set("/sys/bus/pci/drivers/framelink-host/unbind", bdf));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(pid[i], waitpid(pid[i], &st[i], 0));
+	took = now_ms() - t0;
+	TH_LOG("after the unbind: REAP exit %d, poll() exit %d, both back in %llu ms",
+	       WEXITSTATUS(st[0]), WEXITSTATUS(st[1]), (unsigned long long)took);
+	EXPECT_TRUE(WIFEXITED(st[0]) && WIFEXITED(st[1]));
+	EXPECT_EQ(0, WEXITSTATUS(st[0]));
+	EXPECT_EQ(0, WEXITSTATUS(st[1]));
+	EXPECT_LT(took, 3000);
+	fl_close(&h);
 }
 
 /*
