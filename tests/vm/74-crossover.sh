@@ -75,7 +75,8 @@ logged() {
 in_use_logged() { [ -n "$(xo $1)" ] && [ "$(xo $1)" = "$(logged $1)" ]; }
 
 # sides TAG NAME MODE: frames one byte below the crossover NAME as it is now by CPU, at it by
-# DMA (0: 1 byte by DMA; past the slot: a slot by CPU). Each stream's last close resets the
+# DMA (past the slot: a slot by CPU; `framelink stream` moves 16 bytes at least, so below 16
+# a 16-byte frame by DMA and nothing below). Each stream's last close resets the
 # queue and the next enable measures again: the value is read (and matched to the log, the
 # enable may still be running) before every stream.
 sides() {
@@ -85,12 +86,10 @@ sides() {
 		_x=$(xo $2)
 		if [ "$_x" -gt $SLOT ]; then
 			[ $_side = below ] && path "$1" $3 $SLOT cpu
-		elif [ "$_x" = 0 ]; then
-			[ $_side = at ] && path "$1" $3 1 dma
 		elif [ $_side = below ]; then
-			[ "$_x" -ge 2 ] && path "$1" $3 $((_x - 1)) cpu
+			[ "$_x" -gt 16 ] && path "$1" $3 $((_x - 1)) cpu
 		else
-			path "$1" $3 $_x dma
+			path "$1" $3 $((_x < 16 ? 16 : _x)) dma
 		fi
 	done
 }
@@ -171,7 +170,7 @@ if t_check "B: tegra234-edma up, crossover=8192 rd_crossover=0" \
 	t_check "B: nothing measured" sh -c "! dmesg | grep -q 'measured: cpu'"
 	path "B: writes" e2h 8191 cpu
 	path "B: writes" e2h 8192 dma
-	path "B: reads" h2e 1 dma
+	path "B: reads" h2e 16 dma
 	t_check "B: still configured after the resets" \
 		test "$(xo crossover) $(how crossover)" = "8192 configured"
 	t_run_tap "kselftest.crossover" framelink_test -t sizes_both_ways
