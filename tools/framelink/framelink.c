@@ -14,14 +14,6 @@
  *   framelink export [-d DEV] -s SLOT     (endpoint: a slot as a dma-buf, FL_IOC_EXPORT)
  *   framelink capture [-d DEV] [--video PATH|BUS_INFO] [-n COUNT] [--crc] [--copy] ...
  *                                         (host: V4L2 frames, imported dma-bufs; capture.c)
- *   framelink peek FILE OFFSET LENGTH     (hex dump of an mmap()able file, e.g. a PCI BAR's
- *                                          sysfs resourceN: the host's view, read only)
- *   framelink poke FILE OFFSET VALUE...   (lab: 32-bit stores into such a file: a hostile
- *                                          host writing the endpoint's BAR0)
- *   framelink hold DEV READY GO [race|submit|import|keep-import]
- *                                         (lab: keep the buffers mapped across a removal,
- *                                          then report SIGBUS vs data per page; IMPORT then)
- *   framelink reap-cut DEV READY          (lab: frames queued, REAP waiting across a link cut)
  *
  * send/recv --verify use a pattern derived from each frame's cookie, so `send --verify` on
  * one end and `recv --verify` on the other check every byte; `recv --crc` checks each frame
@@ -32,19 +24,20 @@
  * back; bench streams random frames through an echo, checks that each comes back inverted
  * and prints a table.
  * Exit status: 0 when everything was verified, 1 on any failure, 2 on bad usage.
+ *
+ * These are a user's commands. What only the VM tests do to a device (raw 32-bit loads and
+ * stores on a BAR, buffers held across a removal, a REAP across a link cut) is
+ * framelink-testtool's, beside the kselftest in tools/testing/selftests/framelink.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
-#include <setjmp.h>
 #include <sys/ioctl.h>
 #include <linux/dma-buf.h>
-#include <linux/dma-heap.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -106,11 +99,6 @@ static void usage(FILE *f)
 		"                                 (FL_IOC_IMPORT); `framelink capture -h` for more\n"
 		"  export [-d DEV] -s SLOT        endpoint: the slot as a dma-buf (FL_IOC_EXPORT),\n"
 		"                                 its fd, size and CRC read through it\n"
-		"  peek FILE OFFSET LENGTH        hex dump via mmap() (a BAR's sysfs resourceN)\n"
-		"  poke FILE OFFSET VALUE...      lab: 32-bit stores via mmap() from OFFSET on\n"
-		"  hold DEV READY GO [race|submit|import|keep-import]\n"
-		"                                 lab: buffers mapped across a removal: SIGBUS?\n"
-		"  reap-cut DEV READY             lab: frames queued, REAP across a link cut\n"
 		"options:\n"
 		"  -d DEV      device (default %s; echo: %s)\n"
 		"  -s SIZE     frame size, K/M suffixes (bench: comma-separated list)\n"
@@ -132,39 +120,6 @@ static void usage(FILE *f)
 		DEFAULT_HOST_DEV, DEFAULT_EP_DEV, DEFAULT_EP_DEV);
 }
 
-static int parse_size(const char *s, u64 *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K':
-		v <<= 10;
-		end++;
-		break;
-	case 'm': case 'M':
-		v <<= 20;
-		end++;
-		break;
-	case 'g': case 'G':
-		v <<= 30;
-		end++;
-		break;
-	}
-	if (*end == 'i')
-		end++;
-	if (*end == 'B')
-		end++;
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_sizes(const char *arg, struct opts *o)
 {
 	char buf[256], *tok, *save = NULL;
@@ -172,7 +127,7 @@ static int parse_sizes(const char *arg, struct opts *o)
 	snprintf(buf, sizeof(buf), "%s", arg);
 	o->nsizes = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->nsizes == MAX_SIZES || parse_size(tok, &o->sizes[o->nsizes]) ||
+		if (o->nsizes == MAX_SIZES || fl_parse_size(tok, &o->sizes[o->nsizes]) ||
 		    !o->sizes[o->nsizes])
 			return -1;
 		o->nsizes++;
@@ -252,31 +207,6 @@ struct tally {
 	u64 other;
 };
 
-static const char *errname(int e)
-{
-	static char buf[16];
-
-	switch (e) {
-	case 0: return "OK";
-	case EIO: return "EIO";
-	case EPROTO: return "EPROTO";
-	case ECANCELED: return "ECANCELED";
-	case ENOLINK: return "ENOLINK";
-	case ENODEV: return "ENODEV";
-	case EMSGSIZE: return "EMSGSIZE";
-	case EINVAL: return "EINVAL";
-	case EBUSY: return "EBUSY";
-	case EAGAIN: return "EAGAIN";
-	case EFAULT: return "EFAULT";
-	case EINTR: return "EINTR";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case ENOSPC: return "ENOSPC";
-	}
-	snprintf(buf, sizeof(buf), "E%d", e);
-	return buf;
-}
-
 /* Count one completion status (0 or a negative errno). */
 static void tally_add(struct tally *t, int status)
 {
@@ -308,11 +238,11 @@ static void tally_print(FILE *f, const char *who, const struct tally *t, int end
 	fprintf(f, "%s: status:", who);
 	for (int i = 0; i < TALLY_SLOTS; i++)
 		if (t->n[i])
-			fprintf(f, " %s=%llu", errname(t->err[i]), t->n[i]);
+			fprintf(f, " %s=%llu", fl_errno_name(t->err[i]), t->n[i]);
 	if (t->other)
 		fprintf(f, " other=%llu", t->other);
 	if (end)
-		fprintf(f, " end=%s", errname(end < 0 ? -end : end));
+		fprintf(f, " end=%s", fl_errno_name(end < 0 ? -end : end));
 	fprintf(f, "\n");
 	if (fl_dev_revoked())
 		fprintf(f, "%s: buffer mapping revoked (device removed or unbound): %s\n", who,
@@ -1427,352 +1357,6 @@ static int cmd_check(struct opts *o)
 	return check_fail;
 }
 
-/*
- * Lab helper: what the host reads from a BAR, without writing it first (pcitest's BAR test
- * writes its pattern before it reads). 32-bit loads, as a driver's readl() would do.
- */
-/*
- * The 32-bit words from OFF to OFF + LEN of an mmap()able file (a BAR's sysfs resourceN),
- * mapped from the page that holds OFF, read-only or (PROT_WRITE) writable; NULL, said, when
- * the file does not open or map. munmap(*map, *maplen) gives the mapping back.
- */
-static u32 *map_words(const char *path, u64 off, u64 len, int prot, void **map,
-		      size_t *maplen)
-{
-	u64 pg = (u64)sysconf(_SC_PAGESIZE), base = off & ~(pg - 1);
-	int fd = open(path, ((prot & PROT_WRITE) ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-
-	if (fd < 0) {
-		fprintf(stderr, "framelink: %s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	*maplen = off - base + len;
-	*map = mmap(NULL, *maplen, prot, MAP_SHARED, fd, (off_t)base);
-	close(fd);
-	if (*map == MAP_FAILED) {
-		fprintf(stderr, "framelink: mmap %s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	return (u32 *)((u8 *)*map + (off - base));
-}
-
-static int cmd_peek(int argc, char **argv)
-{
-	const u32 *w;
-	size_t maplen;
-	u64 off, len;
-	void *p;
-
-	if (argc != 5 || parse_size(argv[3], &off) || parse_size(argv[4], &len) || !len ||
-	    (off | len) & 3) {
-		fprintf(stderr, "framelink: peek FILE OFFSET LENGTH (multiples of 4)\n");
-		return 2;
-	}
-	w = map_words(argv[2], off, len, PROT_READ, &p, &maplen);
-	if (!w)
-		return 1;
-	/* one 32-bit load each, not merged or split by the compiler */
-	for (u64 i = 0; i < len / 4; i++)
-		printf("%08x%s", __atomic_load_n(&w[i], __ATOMIC_RELAXED),
-		       (i % 4 == 3 || i == len / 4 - 1) ? "\n" : " ");
-	munmap(p, maplen);
-	return 0;
-}
-
-/*
- * Lab helper (tests/vm/78-epf-coverage.sh): what a hostile or broken host writes into the
- * endpoint's BAR0 behind its driver's back (a malformed descriptor, a corrupted header).
- * One 32-bit store per VALUE, at OFFSET, OFFSET + 4, ..., in that order; every VALUE is
- * parsed before the first store, so a bad one writes nothing.
- */
-static int cmd_poke(int argc, char **argv)
-{
-	int n = argc - 4, ret = 2;
-	size_t maplen;
-	u32 *w, *val;
-	u64 off, v;
-	void *p;
-
-	if (n < 1 || parse_size(argv[3], &off) || off & 3) {
-		fprintf(stderr, "framelink: poke FILE OFFSET VALUE... (OFFSET a multiple of 4)\n");
-		return 2;
-	}
-	val = calloc(n, sizeof(*val));
-	if (!val)
-		return 1;
-	for (int i = 0; i < n; i++) {
-		if (parse_size(argv[4 + i], &v) || v > 0xffffffffULL) {
-			fprintf(stderr, "framelink: poke: bad value %s\n", argv[4 + i]);
-			goto free_val;
-		}
-		val[i] = (u32)v;
-	}
-	ret = 1;
-	w = map_words(argv[2], off, (u64)n * 4, PROT_READ | PROT_WRITE, &p, &maplen);
-	if (!w)
-		goto free_val;
-	/* one 32-bit store each, as a driver's writel() */
-	for (int i = 0; i < n; i++)
-		__atomic_store_n(&w[i], val[i], __ATOMIC_RELAXED);
-	munmap(p, maplen);
-	ret = 0;
-free_val:
-	free(val);
-	return ret;
-}
-
-/*
- * Lab helper (tests/vm/67-host-remove.sh): keep every buffer of DEV mmap()ed while the
- * device is removed, then report what the mapping gives. Each page gets its own pattern,
- * READY is created, and the tool waits (at most 120 s) for GO to exist; with "race" it
- * meanwhile maps single pages again and again, so some mmap() calls run while the device
- * goes away. Then every page of every mapping is read once: after a removal each read must
- * fault with SIGBUS (the driver zapped the mapping), never return data (freed or reused
- * memory, or buffers the device no longer owns). Exit 0 when every page faulted, 1 when any
- * page could still be read, 2 on bad usage. With "submit" every buffer is first submitted
- * as a frame (nobody on the other side takes it) and nothing is reaped until GO; then REAP
- * runs until it fails, and the tally must be one -ECANCELED completion per buffer, then
- * -ENODEV: frames queued at a removal are reported, not lost (64-epf-dma-lifetime.sh).
- */
-#define HOLD_MAGIC	0x686f6c64ULL	/* "hold" */
-#define HOLD_RACE_MAX	4096
-
-static sigjmp_buf hold_jb;
-
-static void hold_sigbus(int sig)
-{
-	(void)sig;
-	siglongjmp(hold_jb, 1);
-}
-
-/* 1: the read faulted (SIGBUS); 0: data came back (in *val) */
-static int hold_probe(const u64 *p, u64 *val)
-{
-	if (sigsetjmp(hold_jb, 1))
-		return 1;
-	/* one real load, not optimised away or merged */
-	*val = __atomic_load_n(p, __ATOMIC_RELAXED);
-	return 0;
-}
-
-struct hold_count {
-	u64 sigbus, intact, changed;
-};
-
-static void hold_check(const u8 *base, u64 first_page, u64 pages, u64 pg, struct hold_count *c)
-{
-	u64 v;
-
-	for (u64 i = 0; i < pages; i++) {
-		if (hold_probe((const u64 *)(base + i * pg), &v))
-			c->sigbus++;
-		else if (v == (HOLD_MAGIC << 32 | (first_page + i)))
-			c->intact++;
-		else
-			c->changed++;
-	}
-}
-
-/* hold submit: every buffer as one frame of a page, all accepted */
-static int hold_submit(int fd, const struct fl_info *info)
-{
-	struct fl_frame f[64] = { 0 };
-	struct fl_batch b = { .ptr = (u64)(unsigned long)f };
-
-	for (u32 i = 0; i < info->nbufs; i += b.count) {
-		b.count = info->nbufs - i < 64 ? info->nbufs - i : 64;
-		for (u32 k = 0; k < b.count; k++)
-			f[k] = (struct fl_frame){ .buf = i + k, .bytes = 4096, .cookie = i + k };
-		if (ioctl(fd, FL_IOC_SUBMIT, &b) || b.done != b.count) {
-			fprintf(stderr, "framelink: hold: SUBMIT of %u at %u: %s (done %u)\n",
-				b.count, i, strerror(errno), b.done);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/*
- * IMPORT of a one-page system-heap dma-buf on @fd. Return: 0 or the errno of IMPORT, or
- * of the allocation (-1 without a heap).
- */
-static int hold_import(int fd)
-{
-	struct dma_heap_allocation_data a = { .len = 4096, .fd_flags = O_RDWR | O_CLOEXEC };
-	struct fl_import im = { .buf = ~0U };
-	int heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC), err = 0;
-
-	if (heap < 0)
-		return -1;
-	if (ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a))
-		err = errno;
-	close(heap);
-	if (err)
-		return err;
-	im.fd = a.fd;
-	if (ioctl(fd, FL_IOC_IMPORT, &im))
-		err = errno;
-	close(a.fd);
-	return err;
-}
-
-static int cmd_hold(int argc, char **argv)
-{
-	struct sigaction sa = { .sa_handler = hold_sigbus };
-	u64 pg = (u64)sysconf(_SC_PAGESIZE), total, pages, nrace, nmaps = 0, enodev = 0;
-	struct hold_count c = { 0 }, rc = { 0 };
-	static void *race[HOLD_RACE_MAX];
-	static u64 race_page[HOLD_RACE_MAX];
-	int racing, submitting, importing, keeping, fd, ready, reap_err, import_err = 0;
-	u32 ncancel = 0, nother = 0;
-	struct fl_reap r = { 0 };
-	struct fl_completion cpl;
-	struct fl_info info;
-	u8 *p;
-
-	racing = argc == 6 && !strcmp(argv[5], "race");
-	submitting = argc == 6 && !strcmp(argv[5], "submit");
-	importing = argc == 6 && !strcmp(argv[5], "import");
-	keeping = argc == 6 && !strcmp(argv[5], "keep-import");
-	if (argc != 5 && !racing && !submitting && !importing && !keeping) {
-		fprintf(stderr,
-			"framelink: hold DEV READYFILE GOFILE [race|submit|import|keep-import]\n");
-		return 2;
-	}
-	fd = open(argv[2], O_RDWR | O_CLOEXEC);
-	if (fd < 0 || ioctl(fd, FL_IOC_INFO, &info)) {
-		fprintf(stderr, "framelink: hold %s: %s\n", argv[2], strerror(errno));
-		return 1;
-	}
-	total = (u64)info.nbufs * info.buf_size;
-	pages = total / pg;
-	p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)info.mmap_offset);
-	if (p == MAP_FAILED) {
-		fprintf(stderr, "framelink: hold: mmap: %s\n", strerror(errno));
-		return 1;
-	}
-	for (u64 i = 0; i < pages; i++)
-		*(u64 *)(p + i * pg) = HOLD_MAGIC << 32 | i;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
-	if (submitting && hold_submit(fd, &info))
-		return 1;
-	/* keep-import: an import made before the removal, never taken back by the app */
-	if (keeping)
-		import_err = hold_import(fd);
-	if (import_err) {
-		fprintf(stderr, "framelink: hold: IMPORT: %s\n",
-			import_err < 0 ? "no system heap" : errname(import_err));
-		return 1;
-	}
-	ready = open(argv[3], O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (ready < 0)
-		return 1;
-	close(ready);
-	/* racing: the newest HOLD_RACE_MAX single-page mappings are kept, older ones unmapped */
-	for (int t = 0; t < 120000 && access(argv[4], F_OK); ) {
-		if (racing && !enodev) {
-			u64 k = nmaps % HOLD_RACE_MAX;
-			void *m = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd,
-				       (off_t)(info.mmap_offset + (nmaps % pages) * pg));
-
-			if (m == MAP_FAILED) {
-				enodev = errno == ENODEV;
-				if (!enodev)
-					usleep(1000);
-				continue;
-			}
-			if (race[k])
-				munmap(race[k], pg);
-			race[k] = m;
-			race_page[k] = nmaps++ % pages;
-			continue;
-		}
-		usleep(1000);
-		t++;
-	}
-	hold_check(p, 0, pages, pg, &c);
-	if (importing)
-		import_err = hold_import(fd);
-	nrace = nmaps < HOLD_RACE_MAX ? nmaps : HOLD_RACE_MAX;
-	for (u64 k = 0; k < nrace; k++)
-		hold_check(race[k], race_page[k], 1, pg, &rc);
-	r.ptr = (u64)(unsigned long)&cpl;
-	r.max = 1;
-	/* submit: every completion queued before the removal, then the error */
-	while (!(reap_err = ioctl(fd, FL_IOC_REAP, &r) ? errno : 0) && r.count &&
-	       submitting && ncancel + nother < info.nbufs) {
-		if (cpl.status == -ECANCELED)
-			ncancel++;
-		else
-			nother++;
-	}
-	printf("hold: pages %llu sigbus %llu intact %llu changed %llu; ",
-	       pages, c.sigbus, c.intact, c.changed);
-	printf("race mmaps %llu kept %llu sigbus %llu intact %llu changed %llu ",
-	       nmaps, nrace, rc.sigbus, rc.intact, rc.changed);
-	printf("mmap_enodev %llu; ", enodev);
-	if (submitting)
-		printf("reaped ECANCELED %u other %u, then ", ncancel, nother);
-	printf("reap %s", errname(reap_err));
-	if (importing)
-		printf("; import after removal %s",
-		       import_err < 0 ? "(no system heap)" : errname(import_err));
-	if (keeping)
-		printf("; an import held across the removal");
-	printf("\n");
-	if (submitting && (ncancel != info.nbufs || reap_err != ENODEV))
-		return 1;
-	if (importing && import_err != ENODEV)
-		return 1;
-	return c.sigbus == pages && rc.sigbus == nrace ? 0 : 1;
-}
-
-/*
- * Lab helper (tests/vm/68-epf-copy-cut.sh): submit one frame per buffer of DEV (nobody on
- * the other side takes them), create READY, then wait in REAP (1 s slices, at most 60) while
- * the test cuts the link. The first REAP that returns something or fails is the verdict:
- * every frame -ECANCELED, not -ENOLINK while the cancelled frames are still to come. Exit 0
- * then, 1 otherwise, 2 on bad usage.
- */
-static int cmd_reap_cut(int argc, char **argv)
-{
-	struct fl_completion *c;
-	struct fl_reap r = { .timeout_ms = 1000 };
-	struct fl_info info;
-	u32 ncancel = 0, i;
-	int fd, ready, err = 0, t;
-
-	if (argc != 4) {
-		fprintf(stderr, "framelink: reap-cut DEV READYFILE\n");
-		return 2;
-	}
-	fd = open(argv[2], O_RDWR | O_CLOEXEC);
-	if (fd < 0 || ioctl(fd, FL_IOC_INFO, &info) || hold_submit(fd, &info)) {
-		fprintf(stderr, "framelink: reap-cut %s: %s\n", argv[2], strerror(errno));
-		return 1;
-	}
-	c = calloc(info.nbufs, sizeof(*c));
-	ready = c ? open(argv[3], O_WRONLY | O_CREAT | O_CLOEXEC, 0600) : -1;
-	if (ready < 0)
-		return 1;
-	close(ready);
-	r.ptr = (u64)(unsigned long)c;
-	r.max = info.nbufs;
-	for (t = 0; t < 60; t++) {
-		err = ioctl(fd, FL_IOC_REAP, &r) ? errno : 0;
-		if (err || r.count)
-			break;
-	}
-	for (i = 0; !err && i < r.count; i++)
-		ncancel += c[i].status == -ECANCELED;
-	if (err)
-		printf("reap-cut: first REAP %s\n", errname(err));
-	else
-		printf("reap-cut: first REAP %u completions, ECANCELED %u\n", r.count, ncancel);
-	return !err && ncancel == r.count && r.count ? 0 : 1;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -1807,14 +1391,6 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "peek"))
-		return cmd_peek(argc, argv);
-	if (!strcmp(cmd, "poke"))
-		return cmd_poke(argc, argv);
-	if (!strcmp(cmd, "hold"))
-		return cmd_hold(argc, argv);
-	if (!strcmp(cmd, "reap-cut"))
-		return cmd_reap_cut(argc, argv);
 	if (!strcmp(cmd, "stream"))
 		return cmd_stream(argc, argv);
 	if (!strcmp(cmd, "capture"))
@@ -1828,7 +1404,7 @@ int main(int argc, char **argv)
 		case 's':
 			/* export: a slot index, 0 included */
 			if (!strcmp(cmd, "export")) {
-				if (parse_size(optarg, &o.sizes[0]) || o.sizes[0] > UINT32_MAX)
+				if (fl_parse_size(optarg, &o.sizes[0]) || o.sizes[0] > UINT32_MAX)
 					return 2;
 				o.nsizes = 1;
 				break;
@@ -1839,16 +1415,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'n':
-			if (parse_size(optarg, &o.count))
+			if (fl_parse_size(optarg, &o.count))
 				return 2;
 			break;
 		case 'b':
-			if (parse_size(optarg, &v) || !v || v > MAX_BATCH)
+			if (fl_parse_size(optarg, &v) || !v || v > MAX_BATCH)
 				return 2;
 			o.batch = (u32)v;
 			break;
 		case 't':
-			if (parse_size(optarg, &v) || v > FL_REAP_MAX_TIMEOUT_MS)
+			if (fl_parse_size(optarg, &v) || v > FL_REAP_MAX_TIMEOUT_MS)
 				return 2;
 			o.timeout_ms = (int)v;
 			break;
@@ -1856,7 +1432,7 @@ int main(int argc, char **argv)
 			o.peer = optarg;
 			break;
 		case 'L':
-			if (parse_size(optarg, &o.max_lat_us))
+			if (fl_parse_size(optarg, &o.max_lat_us))
 				return 2;
 			break;
 		case 'V':
