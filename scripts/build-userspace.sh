@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Cross-build the programs the VM runs into build/arm64/bin (static, aarch64): the kernel's own
-# pcitest from the 6.12 test kernel's source, the framelink kselftest and tools.
+# pcitest from the 6.12 test kernel's source, the framelink kselftests and the tests' device
+# helper framelink-testtool (tools/testing/selftests/framelink), the user's framelink CLI and
+# fl-notify.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kdir=${1:?usage: build-userspace.sh KDIR}

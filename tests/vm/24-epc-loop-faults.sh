@@ -67,10 +67,10 @@ echo 0 >$LOOPDBG/setup_ns
 # and nothing after them.
 pt "faults: BAR1 test writes its pattern" -b 1
 res1=$(echo /sys/bus/pci/drivers/pci-endpoint-test/*/resource1)
-framelink peek $res1 0 32 >/tmp/bar1.before 2>&1
+framelink-testtool peek $res1 0 32 >/tmp/bar1.before 2>&1
 sed 's/^/# before: /' /tmp/bar1.before
 t_check "faults: corrupt_bar in range" sh -c "echo '1 0 16' >$LOOPDBG/corrupt_bar"
-framelink peek $res1 0 32 >/tmp/bar1.after 2>&1
+framelink-testtool peek $res1 0 32 >/tmp/bar1.after 2>&1
 sed 's/^/# after:  /' /tmp/bar1.after
 t_check "faults: host reads the corrupted bytes 0..15" \
 	test "$(head -1 /tmp/bar1.after)" != "$(head -1 /tmp/bar1.before)"

@@ -12,8 +12,8 @@
 . /tests/framelink-lib.sh
 
 # errnos FILE WHO ALLOWED END: the app's tally line ("WHO: status: OK=n ECANCELED=m end=ENODEV",
-# see framelink.c) names at least one error, no errno outside ALLOWED (a |-list), and ends
-# with END ("-": no end error). The exact errnos the ABI documents, not "any failure".
+# tools/framelink/common.c) names at least one error, no errno outside ALLOWED (a |-list), and
+# ends with END ("-": no end error). The exact errnos the ABI documents, not "any failure".
 # ERRNOS_NONE_OK: no error at all is right too (an endpoint with nothing in flight at a cut).
 errnos() {
 	local _line _tok _nm _seen=0

@@ -145,11 +145,11 @@ ctrl_enable_with_reserved() {
 	res=$d/resource0
 	# Memory Space on, as a driver's pci_enable_device() would (none is bound)
 	echo 1 >$d/enable 2>/dev/null
-	set -- $(framelink peek $res 0 48) || return 1
+	set -- $(framelink-testtool peek $res 0 48) || return 1
 	echo "# header through $res: magic $1 tx $7 rx $9"
 	n=$((0x$7 + 0x$9))
 	n=$((n <= 64 ? 64 : n <= 128 ? 128 : n <= 256 ? 256 : 512))
-	framelink poke $res 0x104 $n 0x100000 0 0 0 0 0 1 && framelink poke $res 0x100 1
+	framelink-testtool poke $res 0x104 $n 0x100000 0 0 0 0 0 1 && framelink-testtool poke $res 0x100 1
 }
 t_check "reserved: function again" fn_create
 t_check "reserved: endpoint up" ep_up

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # framelink-host removal with the frame buffers still mmap()ed by an application (issue 8
-# item 6, host/bufs.c, host/main.c fl_remove()): `framelink hold` maps every buffer, writes a
-# pattern per page and keeps the device open while the function goes away by
+# item 6, host/bufs.c, host/main.c fl_remove()): `framelink-testtool hold` maps every buffer,
+# writes a pattern per page and keeps the device open while the function goes away by
 #  - a driver unbind (sysfs), then bind again;
 #  - a PCI removal (sysfs remove), then a link cycle;
 #  - a surprise removal: the endpoint function stopped (generic-rc root: hot-plug removes the
@@ -42,7 +42,7 @@ ep_stop() { fl_unbind && wait_for 100 test ! -e $HDEV; }
 hold_across() {
 	local name=$1 cmd=$2 race=$3 pid rc
 	rm -f /tmp/hold.ready /tmp/hold.go
-	framelink hold $HDEV /tmp/hold.ready /tmp/hold.go $race >/tmp/hold.out 2>&1 &
+	framelink-testtool hold $HDEV /tmp/hold.ready /tmp/hold.go $race >/tmp/hold.out 2>&1 &
 	pid=$!
 	if ! wait_for 100 test -e /tmp/hold.ready; then
 		kill $pid
@@ -147,7 +147,7 @@ kept_import_case() {
 	t_check "kept import: write DMA running (stalled)" \
 		wait_for 100 grep -q 'write active' $LOOPDBG/channels
 	rm -f /tmp/hold.ready /tmp/hold.go
-	framelink hold $HDEV /tmp/hold.ready /tmp/hold.go keep-import >/tmp/hold.out 2>&1 &
+	framelink-testtool hold $HDEV /tmp/hold.ready /tmp/hold.go keep-import >/tmp/hold.out 2>&1 &
 	pid=$!
 	t_check "kept import: an import held" wait_for 100 test -e /tmp/hold.ready
 	# the buffers, the ring and the import stay mapped on purpose: declared to DMA-API debug

@@ -151,7 +151,7 @@ if [ -f /modules/fl-delay.ko ] &&
 	t_check "reap across a cut: loop (tegra234), framelink-epf, framelink-host up" \
 		fl_start "profile=tegra234 rc_profile=j784s4" "" slots=8 slot_size=65536; then
 	rm -f /tmp/reapcut.ready
-	framelink reap-cut $EDEV /tmp/reapcut.ready >/tmp/reapcut.out 2>&1 &
+	framelink-testtool reap-cut $EDEV /tmp/reapcut.ready >/tmp/reapcut.out 2>&1 &
 	rpid=$!
 	t_check "reap across a cut: 8 frames submitted, REAP waiting" \
 		wait_for 100 test -e /tmp/reapcut.ready
@@ -176,7 +176,7 @@ fi
 if t_check "queued at unbind: loop (tegra234), framelink-epf, framelink-host up" \
 	fl_start "profile=tegra234 rc_profile=j784s4" "" slots=8 slot_size=65536; then
 	rm -f /tmp/hold.ready /tmp/hold.go
-	framelink hold $EDEV /tmp/hold.ready /tmp/hold.go submit >/tmp/hold.out 2>&1 &
+	framelink-testtool hold $EDEV /tmp/hold.ready /tmp/hold.go submit >/tmp/hold.out 2>&1 &
 	hpid=$!
 	t_check "queued at unbind: 8 frames submitted, none reaped" \
 		wait_for 100 test -e /tmp/hold.ready

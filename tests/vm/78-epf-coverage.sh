@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Error paths no other test reaches (issue 12, coverage; Documentation/framelink.rst "Coverage").
 # The hostile host writes the endpoint's BAR0 behind framelink-host's back through the host's
-# own view of it, the function's sysfs resource0 (`framelink poke`, `framelink peek`).
+# own view of it, the function's sysfs resource0 (`framelink-testtool poke`, `... peek`).
 #
 # A  configfs: every framelink_epf attribute read back after a write; bad values and writes
 #    while bound refused, the values kept. The DMA that times rd_crossover at the first
@@ -32,7 +32,7 @@ HOSTDRV=/sys/bus/pci/drivers/framelink-host
 
 estat() { fl_stat $EDEV "$1"; }
 # db N: word N of fl_bar_doorbell (0 tx_prod, 1 rx_prod) as the host reads it
-db() { echo $((0x$(framelink peek $RES $((0x300 + 4 * $1)) 4))); }
+db() { echo $((0x$(framelink-testtool peek $RES $((0x300 + 4 * $1)) 4))); }
 
 # ------------------------------------------------------------------------ A: configfs
 # rw ATTR VALUE [READ]: write VALUE, read back READ (default VALUE)
@@ -92,7 +92,7 @@ t_check "A: bound values read back" sh -c "[ \"\$(cat $ATTRS/crossover) \$(cat $
 HPCI=$(readlink -f /sys/class/misc/${HDEV#/dev/}/device)
 RES=$HPCI/resource0
 # fl_bar_header words: magic abi features(2) bar_size tx_off tx_n rx_off rx_n max_frame ep_slots
-HDR=$(framelink peek $RES 0 48)
+HDR=$(framelink-testtool peek $RES 0 48)
 set -- $HDR
 TXOFF=$((0x$6)) TXN=$((0x$7)) RXOFF=$((0x$8)) RXN=$((0x$9)) MAXF=$((0x${10}))
 echo "# BAR0 header: tx $TXN@$TXOFF rx $RXN@$RXOFF max_frame $MAXF"
@@ -106,10 +106,10 @@ txbad() {
 	_p0=$(db 0)
 	framelink send -d $HDEV -s 4K -n 1 >/tmp/78-send.out 2>&1 &
 	_pid=$!
-	wait_for 50 sh -c "[ \$(( 0x\$(framelink peek $RES 0x300 4) )) -ne $_p0 ]" ||
+	wait_for 50 sh -c "[ \$(( 0x\$(framelink-testtool peek $RES 0x300 4) )) -ne $_p0 ]" ||
 		{ echo "tx_prod stayed $_p0"; kill $_pid; return 1; }
 	_pos=$(((_p0) & (TXN - 1)))
-	framelink poke $RES $((TXOFF + _pos * 32 + _off)) "$@" || { kill $_pid; return 1; }
+	framelink-testtool poke $RES $((TXOFF + _pos * 32 + _off)) "$@" || { kill $_pid; return 1; }
 	wait_bounded $_pid 30
 	sed 's/^/# /' /tmp/78-send.out
 	grep -qx "send: status: $_want=1" /tmp/78-send.out
@@ -132,12 +132,13 @@ rxbad() {
 	_p0=$(db 1)
 	framelink recv -d $HDEV -n 1 -t 10000 >/tmp/78-recv.out 2>&1 &
 	_pid=$!
-	wait_for 50 sh -c "[ \$(( 0x\$(framelink peek $RES 0x304 4) )) -ne $_p0 ]" ||
+	wait_for 50 sh -c "[ \$(( 0x\$(framelink-testtool peek $RES 0x304 4) )) -ne $_p0 ]" ||
 		{ echo "rx_prod stayed $_p0"; kill $_pid; return 1; }
 	sleep 0.3
 	# fl_rx_desc: addr (2 words), size, id
-	_w=$(framelink peek $RES $RXOFF $((RXN * 16)) | awk '{ printf " 0x%s 0x%s 0 0x%s", $1, $2, $4 }')
-	framelink poke $RES $RXOFF $_w || { kill $_pid; return 1; }
+	_w=$(framelink-testtool peek $RES $RXOFF $((RXN * 16)) |
+		awk '{ printf " 0x%s 0x%s 0 0x%s", $1, $2, $4 }')
+	framelink-testtool poke $RES $RXOFF $_w || { kill $_pid; return 1; }
 	framelink send -d $EDEV -s 4K -n 1 >/tmp/78-esend.out 2>&1
 	wait_bounded $_pid 30
 	sed 's/^/# host: /' /tmp/78-recv.out | grep -v 'rx buffer'
@@ -160,13 +161,13 @@ HBDF=${HPCI##*/}
 bind() { echo $HBDF >$HOSTDRV/bind && wait_for 50 test -c $HDEV; }
 unbind() { echo $HBDF >$HOSTDRV/unbind && ! test -e $HDEV; }
 hdr_restore() {
-	framelink poke $RES 0 $(for w in $HDR; do printf '0x%s ' $w; done)
+	framelink-testtool poke $RES 0 $(for w in $HDR; do printf '0x%s ' $w; done)
 }
 # hdrbad MSG BYTEOFF VALUE: the header word at BYTEOFF rewritten: bind refused, MSG logged
 hdrbad() {
 	local _n
 	_n=$(dmesg | grep -c "$1")
-	framelink poke $RES $2 $3 || return 1
+	framelink-testtool poke $RES $2 $3 || return 1
 	if echo $HBDF >$HOSTDRV/bind 2>/dev/null; then
 		echo "bound with header word $2 = $3"
 		return 1
@@ -179,7 +180,7 @@ hdrbad() {
 minor() {
 	local _n
 	_n=$(dmesg | grep -c 'endpoint ABI 1.0, driver 1.1')
-	framelink poke $RES 4 0x10000 && bind || return 1
+	framelink-testtool poke $RES 4 0x10000 && bind || return 1
 	[ "$(dmesg | grep -c 'endpoint ABI 1.0, driver 1.1')" -gt "$_n" ] || { echo "no note"; return 1; }
 	unbind && hdr_restore
 }

@@ -32,7 +32,7 @@ hstat() { fl_stat $HDEV $1 2>/dev/null; }
 cq_va() {
 	local res cq wphys cphys pci off size range rest p best
 	res=$(readlink -f /sys/class/misc/${HDEV#/dev/}/device)/resource0
-	set -- $(framelink peek $res 0x108 8)
+	set -- $(framelink-testtool peek $res 0x108 8)
 	cq=$(((0x$2 << 32) | 0x$1))
 	wphys=$(($(sed -n 's/^win_phys *//p' $LOOPDBG/window)))
 	cphys=

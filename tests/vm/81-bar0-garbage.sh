@@ -22,7 +22,7 @@ t_check "fl-pcicb loaded" t_insmod fl-pcicb
 HPCI=$(readlink -f /sys/class/misc/${HDEV#/dev/}/device)
 RES=$HPCI/resource0
 BDF=${HPCI##*/}
-set -- $(framelink peek $RES 0 48)
+set -- $(framelink-testtool peek $RES 0 48)
 TXOFF=$((0x$6)) TXN=$((0x$7)) RXOFF=$((0x$8)) RXN=$((0x$9))
 RINGS_END=$((RXOFF + RXN * 16))
 echo "# BAR0 rings: tx $TXN@$TXOFF rx $RXN@$RXOFF"
@@ -35,7 +35,7 @@ garbage() {
 	while [ $_off -lt $_end ]; do
 		_n=$(((_end - _off) / 4))
 		[ $_n -gt 64 ] && _n=64
-		framelink poke $RES $_off $(od -An -tx4 -N $((_n * 4)) /dev/urandom |
+		framelink-testtool poke $RES $_off $(od -An -tx4 -N $((_n * 4)) /dev/urandom |
 			tr -s ' \n' '\n\n' | grep . | sed 's/^/0x/') || return 1
 		_off=$((_off + _n * 4))
 	done

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libframelink: open, INFO, mmap, SUBMIT/POST/REAP batches and STATS over the framelink
- * character devices.
+ * character devices; the number and errno-name helpers the tools share.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -201,6 +203,64 @@ u64 fl_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+int fl_parse_size(const char *s, u64 *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm': case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g': case 'G':
+		v <<= 30;
+		end++;
+		break;
+	}
+	if (*end == 'i')
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+const char *fl_errno_name(int e)
+{
+	static char buf[16];
+
+	switch (e) {
+	case 0: return "OK";
+	case EIO: return "EIO";
+	case EPROTO: return "EPROTO";
+	case ECANCELED: return "ECANCELED";
+	case ENOLINK: return "ENOLINK";
+	case ENODEV: return "ENODEV";
+	case EMSGSIZE: return "EMSGSIZE";
+	case EINVAL: return "EINVAL";
+	case EBUSY: return "EBUSY";
+	case EAGAIN: return "EAGAIN";
+	case EFAULT: return "EFAULT";
+	case EINTR: return "EINTR";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case ENOSPC: return "ENOSPC";
+	}
+	snprintf(buf, sizeof(buf), "E%d", e);
+	return buf;
 }
 
 const char *fl_role_name(u32 role)

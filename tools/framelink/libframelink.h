@@ -64,6 +64,18 @@ u32 fl_crc32(u32 crc, const void *buf, size_t len);
 /* CLOCK_MONOTONIC in ns, the clock of the completion timestamps. */
 u64 fl_now_ns(void);
 
+/*
+ * A number as the tools take it: decimal, 0x hex or 0 octal, then an optional K, M or G
+ * (1K = 1024), "i" and "B" ("4K", "4KiB", "1MB"). 0, or -EINVAL for anything else.
+ */
+int fl_parse_size(const char *s, u64 *out);
+
+/*
+ * The name of errno @e ("ECANCELED", not strerror()'s text: test scripts match the exact
+ * errno), "OK" for 0, "E<n>" for one without a name here (in a static buffer).
+ */
+const char *fl_errno_name(int e);
+
 const char *fl_role_name(u32 role);
 const char *fl_notify_name(u32 notify);
 const char *fl_xfer_backend_name(u32 backend);
