@@ -10,7 +10,8 @@
 #   --kernel V     the test kernel: 6.12 (default) or 6.1 (before 6.4: the endpoint core's
 #                  event notifier; scripts/kernel-image.sh), jp6 or jp7 (6.12 with NVIDIA's
 #                  endpoint-core event delivery; scripts/nv-kernel.sh); modules from build/V
-#   --tests DIR    scripts copied to /tests (default tests/vm); /tests/NN-*.sh run in order
+#   --tests DIR    scripts copied to /tests (default tests/vm); /tests/NN-*.sh run in order;
+#                  DIR,DIR,...: the scripts of each (make check: the demo, then the figures)
 #   --ko FILE      extra module for /modules (the project's own are added from build/V)
 #   --run PATTERN  only the /tests scripts matching PATTERN, or PAT,PAT,... (fl_run=)
 #   --skip PATTERN leave out the scripts matching PATTERN, or PAT,PAT,... (fl_skip=)
@@ -72,7 +73,9 @@ mkdir -p "$root"/{bin,modules,tests,usr/bin}
 cp "$("$top/scripts/busybox-arm64.sh")" "$root/bin/busybox"
 cp "$top/tests/vm/init" "$root/init"
 cp "$top"/tests/vm/*lib.sh "$root/tests/"
-cp "$tests"/*.sh "$root/tests/" 2>/dev/null || true
+for d in ${tests//,/ }; do
+	cp "$d"/*.sh "$root/tests/" 2>/dev/null || true
+done
 cp "$kdir/drivers/pci/endpoint/functions/pci-epf-test.ko" "$kdir/drivers/misc/pci_endpoint_test.ko" \
 	"$root/modules/"
 # An explicit --modules that is not there is a mistake, not a run without the project's modules

@@ -19,6 +19,7 @@
 # stays on.
 . /tests/lib.sh
 . /tests/epc-loop-lib.sh
+. /tests/framelink-lib.sh
 
 FN=$EP/functions/framelink_epf/fl0
 HDEV=/dev/framelink0
@@ -57,32 +58,53 @@ echo_pid=$!
 ce=$(framelink bench -d $HDEV -s 1M -n 16 -p $EDEV 2>/dev/null | awk '$1 == "1M" { print $4 }')
 kill $echo_pid
 wait $echo_pid 2>/dev/null
-rate=$(awk -v a="$cr" -v b="$cw" -v e="${ce:-0}" 'BEGIN { c = (a < b ? a : b) / 4
+rate=$(awk -v a="${cr:-0}" -v b="${cw:-0}" -v e="${ce:-0}" 'BEGIN { c = (a < b ? a : b) / 4
 	if (e > 0 && e / 2 < c) c = e / 2; r = int(c * 8000); print (r > 8000 ? 8000 : r) }')
-# Floor 40 Mbit/s: an 8 MiB frame then crosses each way in 1.7 s, inside the bench's 5 s
-# per-frame wait. A slower VM (a loaded machine: the echo at 1 MiB measured 0.018 GB/s, 72
-# Mbit/s, beside stress-ng --cpu 1 on 2026-12-03, where the floor was 80) still gets a model
-# that is the limit; below 40 the demo says the VM is too slow instead of timing out.
-t_check "demo: link model on at $rate Mbit/s (copy h2e $cr, e2h $cw, echo ${ce:-?} GB/s)" \
-	sh -c "test $rate -ge 40 && echo $rate >$LOOPDBG/rate_mbps"
+# A slower machine gives a slower table, never a failed demo (issue 28 item 9: a fresh machine
+# measured the echo at 0.014 GB/s, a rate of 56 Mbit/s, and the old floor of 80 stopped the
+# demo). The sizes follow the rate: each frame must cross each way in 1.7 s, well inside the
+# bench's 5 s per-frame wait: 8 MiB from 40 Mbit/s, 1 MiB from 5; below 5 Mbit/s the model
+# would pace nothing the table can wait for, so it stays off and the table measures the
+# emulated CPU (said so).
+sizes=4K,64K,1M,8M
+why="an 8 MiB frame crosses in $(awk -v r="$rate" 'BEGIN { printf "%.2f", r ? 8388608 * 8 / (r * 1e6) : 0 }') s"
+if [ "$rate" -lt 5 ]; then
+	sizes=4K,64K,1M
+	why="the VM is too slow for a model it could wait for: model off, the emulated CPU is the limit"
+	rate=0
+elif [ "$rate" -lt 40 ]; then
+	sizes=4K,64K,1M
+	why="8 MiB left out: at $rate Mbit/s it would take $(awk -v r="$rate" 'BEGIN { printf "%.1f", 8388608 * 8 / (r * 1e6) }') s each way"
+fi
+echo "# link model: $rate Mbit/s from copy h2e ${cr:-?}, e2h ${cw:-?}, echo ${ce:-?} GB/s; sizes $sizes ($why)"
+t_check "demo: link model set ($rate Mbit/s, 0 = off)" sh -c "echo $rate >$LOOPDBG/rate_mbps"
 model() { awk -v k="$1" '$1 == k { print $2 }' $LOOPDBG/link_model; }
 # ceil DIR: the modelled ceiling of a direction in GB/s (rate/8 x payload/(payload+overhead))
 ceil() {
 	awk -v r="$(model rate_mbps)" -v p="$(model "$1"_payload)" -v o="$(model "$1"_tlp_overhead)" \
 		'BEGIN { printf "%.6f", r / 8000 * p / (p + o) }'
 }
-c=$(awk -v a="$(ceil read)" -v b="$(ceil write)" 'BEGIN { print a < b ? a : b }')
-echo "# link model: $rate Mbit/s, ceiling h2e $(ceil read) GB/s, e2h $(ceil write) GB/s"
+if [ "$rate" -gt 0 ]; then
+	c=$(awk -v a="$(ceil read)" -v b="$(ceil write)" 'BEGIN { print a < b ? a : b }')
+	echo "# link model: $rate Mbit/s, ceiling h2e $(ceil read) GB/s, e2h $(ceil write) GB/s"
+else
+	# no model: the camera's rate from the echo's own speed, no share of a ceiling shown
+	c=${ce:-0.001}
+fi
 echo 1 >$LOOPDBG/link_model_reset
 
 framelink echo -d $EDEV >/tmp/echo.out 2>&1 &
 echo_pid=$!
-echo "# framelink bench -d $HDEV -s 4K,64K,1M,8M -n 64 -p $EDEV"
-framelink bench -d $HDEV -s 4K,64K,1M,8M -n 64 -p $EDEV >/tmp/bench.out 2>&1
+echo "# framelink bench -d $HDEV -s $sizes -n 64 -p $EDEV"
+framelink bench -d $HDEV -s $sizes -n 64 -p $EDEV >/tmp/bench.out 2>&1
 rc=$?
 # the table with the share of the ceiling after GB/s (rows start with a size: 4K, 64K, 1M)
-awk -v c="$c" '$1 ~ /^[0-9]+[KM]?$/ && NF >= 10 { printf "# %s %5.1f%%ceil\n", $0, 100 * $4 / c; next }
-	/^ *size/ { print "# " $0 "  of ceiling"; next } { print "# " $0 }' /tmp/bench.out
+if [ "$rate" -gt 0 ]; then
+	awk -v c="$c" '$1 ~ /^[0-9]+[KM]?$/ && NF >= 10 { printf "# %s %5.1f%%ceil\n", $0, 100 * $4 / c; next }
+		/^ *size/ { print "# " $0 "  of ceiling"; next } { print "# " $0 }' /tmp/bench.out
+else
+	sed 's/^/# /' /tmp/bench.out
+fi
 t_check "demo: every returned frame verified" test $rc -eq 0
 kill $echo_pid
 wait $echo_pid 2>/dev/null
@@ -91,27 +113,35 @@ framelink stats -d $HDEV | sed 's/^/#   /'
 echo "# endpoint stats:"
 framelink stats -d $EDEV | sed 's/^/#   /'
 
+# camera_act: the second act
+camera_act() {
+	# the camera's rate within 70% of the modelled link (614400-byte frames; vivid takes the
+	# nearest interval it offers), so that the link and not a full queue sets what arrives; 150
+	# frames, fewer where the link carries less than 5 fps (vivid's lowest here): about 40 s
+	fps=$(awk -v c="$c" 'BEGIN { f = int(0.7 * c * 1e9 / 614400); print (f > 30 ? 30 : (f < 5 ? 5 : f)) }')
+	CAM_N=$(awk -v c="$c" 'BEGIN { n = int(40 * c * 1e9 / 614400); print (n > 150 ? 150 : (n < 30 ? 30 : n)) }')
+	echo "# camera: 640x480 YUYV at $fps fps asked, $(awk -v f="$fps" 'BEGIN { printf "%.4f", f * 614400 / 1e9 }') GB/s of the link's $c"
+	echo "# framelink recv -d $EDEV -n $CAM_N --crc --export &"
+	framelink recv -d $EDEV -n $CAM_N -t 30000 --crc --export >/tmp/cam.recv 2>&1 &
+	recv_pid=$!
+	sleep 1
+	echo "# framelink capture -d $HDEV --video platform:vivid-000 --fps $fps -n $CAM_N --crc"
+	framelink capture -d $HDEV --video platform:vivid-000 --fps $fps -n $CAM_N --crc >/tmp/cam.cap 2>&1
+	cap_rc=$?
+	wait $recv_pid
+	recv_rc=$?
+	sed 's/^/#   /' /tmp/cam.cap /tmp/cam.recv
+	t_check "demo: camera frames sent from the camera's own buffers, no host CPU copy" \
+		sh -c "test $cap_rc -eq 0 && grep -q ' copies=0' /tmp/cam.cap"
+	t_check "demo: every camera frame arrived with its CRC checked on the endpoint" \
+		sh -c "test $recv_rc -eq 0 && grep -q 'checked=$CAM_N mismatches=0' /tmp/cam.recv"
+}
+
 echo "# ---- second act: a camera, zero copies on the host ----"
-CAM_N=150
-if ! grep -qs vivid /sys/class/video4linux/*/name; then
+if grep -qs vivid /sys/class/video4linux/*/name; then
+	camera_act
+else
 	t_skip "demo: camera act" "kernel without vivid"
-	exit 0
 fi
-# the camera's rate within 70% of the modelled link (614400-byte frames; vivid takes the
-# nearest interval it offers), so that the link and not a full queue sets what arrives
-fps=$(awk -v c="$c" 'BEGIN { f = int(0.7 * c * 1e9 / 614400); print (f > 30 ? 30 : (f < 5 ? 5 : f)) }')
-echo "# camera: 640x480 YUYV at $fps fps asked, $(awk -v f="$fps" 'BEGIN { printf "%.4f", f * 614400 / 1e9 }') GB/s of the link's $c"
-echo "# framelink recv -d $EDEV -n $CAM_N --crc --export &"
-framelink recv -d $EDEV -n $CAM_N -t 30000 --crc --export >/tmp/cam.recv 2>&1 &
-recv_pid=$!
-sleep 1
-echo "# framelink capture -d $HDEV --video platform:vivid-000 --fps $fps -n $CAM_N --crc"
-framelink capture -d $HDEV --video platform:vivid-000 --fps $fps -n $CAM_N --crc >/tmp/cam.cap 2>&1
-cap_rc=$?
-wait $recv_pid
-recv_rc=$?
-sed 's/^/#   /' /tmp/cam.cap /tmp/cam.recv
-t_check "demo: camera frames sent from the camera's own buffers, no host CPU copy" \
-	sh -c "test $cap_rc -eq 0 && grep -q ' copies=0' /tmp/cam.cap"
-t_check "demo: every camera frame arrived with its CRC checked on the endpoint" \
-	sh -c "test $recv_rc -eq 0 && grep -q 'checked=$CAM_N mismatches=0' /tmp/cam.recv"
+# torn down: make check runs this script before the figures, in their VM
+t_check "demo: tear down (unbind, unload)" fl_down
