@@ -4,12 +4,15 @@
 # resumed into host memory nor failed alone with EIO; frames in flight complete ECANCELED on
 # the endpoint, as the ABI says for a link down.
 #  cpu: every frame a CPU copy (profile tegra234 has no DMA channels; on generic the
-#       crossovers are above the frame size) in 64 KiB steps per engine pass, so a cut during
-#       a 4 MiB stream lands inside a copy; the endpoint's "cut at" line proves it did. The
-#       engine stops the queue itself (before: that frame completed EIO).
-#  dma: tegra234-edma with the link model at 800 Mbit/s, so a 4 MiB DMA takes ~40 ms and the
-#       cut aborts one; the endpoint holds a failed transfer FL_EP_FAIL_HOLD_MS for the
-#       link-down event that follows (before: EIO when the engine published first).
+#       crossovers are above the frame size) in 64 KiB steps per engine pass; fl-delay holds
+#       the window map of one step while the cut comes, so it lands inside a copy; the
+#       endpoint's "cut at" line proves it did. The engine stops the queue itself (before:
+#       that frame completed EIO).
+#  dma: tegra234-edma with the link model at 800 Mbit/s; every channel stalled until one
+#       holds a transfer, then the cut aborts it; the endpoint holds a failed transfer
+#       FL_EP_FAIL_HOLD_MS for the link-down event that follows (before: EIO when the engine
+#       published first).
+# Before issue 28 the cut was timed after a transfer started, up to 5 tries, and could skip.
 # The cut is a link down, then an unbind; the root is the j784s4 (the boards' pair: the host
 # function stays in place across the cut, no hot-plug).
 . /tests/lib.sh
@@ -65,60 +68,64 @@ only_cancelled() {
 		-e '^ENOLINK=' -e "^${2:-OK}=" -e '^end=' -e '^$' | grep -q .
 }
 
-# cut NAME KIND CUT RESTORE [ERRNO]: a 4 MiB echo stream, CUT just after the endpoint started a
-# transfer of KIND (up to 5 tries until it logs a cut one: a cut the link-down event reaches
-# first stops the engine between two chunks, also ECANCELED, but not the path under test),
-# then the assertions and RESTORE
+# hold_inside KIND: hold a transfer of KIND in flight (issue 28 item 3: the cut lands inside
+# one by construction, not by a race): cpu: fl-delay holds the engine's next window map of a
+# copy chunk (pci_epc_map_addr from the fl-ep0 thread; the completion area is mapped only at
+# enable) 300 ms, the map then meets the cut; dma: every channel stalled until one holds a
+# transfer (the lab's channels file: active and stalled), the cut releases it (no
+# stall_hold) and it runs into the link down. release_hold KIND undoes it.
+hold_inside() {
+	if [ $1 = cpu ]; then
+		echo 1 >/sys/module/fl_delay/parameters/armed &&
+			wait_for 100 grep -qx 1 /sys/module/fl_delay/parameters/waiting
+	else
+		echo 0xffff >$LOOPDBG/stall &&
+			wait_for 100 grep -q ' active .* stalled$' $LOOPDBG/channels
+	fi
+}
+release_hold() {
+	if [ $1 = cpu ]; then
+		echo 0 >/sys/module/fl_delay/parameters/armed
+	else
+		echo 0 >$LOOPDBG/stall
+	fi
+}
+
+# cut NAME KIND CUT RESTORE [ERRNO]: a 4 MiB echo stream, a transfer of KIND held in flight,
+# CUT, then the assertions and RESTORE. The endpoint logs the transfer the cut reached ("cut
+# at" for a copy, "transfer failed" for a DMA); a cut the link-down event reaches first would
+# stop the engine between two chunks, also ECANCELED, but not the path under test.
 cut() {
-	local name=$1 kind=$2
+	local name=$1 kind=$2 erc=0 cuts0 aborts0
 	shift 2
 	set -- "$name" "$@"
-	local try=0 hit=0 eio=0 erc=0 cuts0 aborts0 started
-	# a race this test does not steer yet (issue 28 item 3 asks for a hold knob)
-	t_skip_possible "$1: the cut landed inside a $kind transfer" \
-		"5 cuts, the link-down event stopped the engine first each time"
-	while [ $try -lt 5 ] && [ $hit = 0 ]; do
-		try=$((try + 1))
-		echo "# $1: try $try"
-		cuts0=$(cut_logs $kind)
-		aborts0=$(estat dma_aborts)
-		framelink echo -d $EDEV >/tmp/cut-echo.out 2>&1 &
-		epid=$!
-		rx0=$(hstat rx_frames)
-		framelink bench -d $HDEV -s 4M -n 100000 >/tmp/cut-bench.out 2>&1 &
-		bpid=$!
-		wait_for 600 streaming $bpid $((rx0 + 2)) || echo "# $1: stream did not start"
-		# cut just after the endpoint started a transfer of this kind
-		started=$(estat ${kind}_transfers)
-		wait_for 100 moved ${kind}_transfers "$started"
-		$2
-		wait_bounded $bpid 20
-		t_check "$1 (try $try): the host app ended within 20 s" test $? -ne 137
-		# after an unbind the endpoint app ends by itself once REAP has handed out what
-		# was queued (then ENODEV): let it drain, as an app would, before the kill
-		[ -z "$4" ] || wait_for 100 sh -c "! kill -0 $epid 2>/dev/null"
-		kill $epid 2>/dev/null
-		wait_bounded $epid 10
-		erc=$?
-		t_check "$1 (try $try): the endpoint app ended within 10 s" test $erc -ne 137
-		only_cancelled /tmp/cut-echo.out $4 || eio=1
-		cut_logged $kind $cuts0 && hit=1
-		# restore for the next try; after the last one "back" below does it
-		[ $hit = 1 ] || [ $try -ge 5 ] ||
-			{ echo "# $1: the event stopped the engine first, again"; $3; }
-	done
-	if [ $hit = 1 ]; then
-		t_ok "$1: the cut landed inside a $kind transfer"
-		dmesg | grep -e ' cut at ' -e 'link lost during a CPU copy' -e 'DMA: .* failed' |
-			tail -2 | sed 's/^/# /'
-		# the tools survive a zapped mapping (libframelink's SIGBUS guard): the tally is there
-		t_check "$1: that transfer's frame ECANCELED" \
-			grep -q "^framelink: echo: status:.*ECANCELED=" /tmp/cut-echo.out
-	else
-		t_skip "$1: the cut landed inside a $kind transfer" \
-			"$try cuts, the link-down event stopped the engine first each time"
-	fi
-	t_check "$1: endpoint frames only ECANCELED/ENOLINK, no EIO, in $try cuts" test $eio = 0
+	cuts0=$(cut_logs $kind)
+	aborts0=$(estat dma_aborts)
+	framelink echo -d $EDEV >/tmp/cut-echo.out 2>&1 &
+	epid=$!
+	rx0=$(hstat rx_frames)
+	framelink bench -d $HDEV -s 4M -n 100000 >/tmp/cut-bench.out 2>&1 &
+	bpid=$!
+	wait_for 600 streaming $bpid $((rx0 + 2)) || echo "# $1: stream did not start"
+	t_check "$1: a $kind transfer held in flight" hold_inside $kind
+	$2
+	release_hold $kind
+	wait_bounded $bpid 20
+	t_check "$1: the host app ended within 20 s" test $? -ne 137
+	# after an unbind the endpoint app ends by itself once REAP has handed out what was
+	# queued (then ENODEV): let it drain, as an app would, before the kill
+	[ -z "$4" ] || wait_for 100 sh -c "! kill -0 $epid 2>/dev/null"
+	kill $epid 2>/dev/null
+	wait_bounded $epid 10
+	erc=$?
+	t_check "$1: the endpoint app ended within 10 s" test $erc -ne 137
+	t_check "$1: the cut landed inside the $kind transfer (logged)" cut_logged $kind $cuts0
+	dmesg | grep -e ' cut at ' -e 'link lost during a CPU copy' -e 'DMA: .* failed' |
+		tail -2 | sed 's/^/# /'
+	# the tools survive a zapped mapping (libframelink's SIGBUS guard): the tally is there
+	t_check "$1: that transfer's frame ECANCELED" \
+		grep -q "^framelink: echo: status:.*ECANCELED=" /tmp/cut-echo.out
+	t_check "$1: endpoint frames only ECANCELED/ENOLINK, no EIO" only_cancelled /tmp/cut-echo.out $4
 	[ $kind = dma ] || t_check "$1: a cut copy is not counted as a DMA abort" \
 		test "$(estat dma_aborts)" = "$aborts0" -o -z "$(estat dma_aborts)"
 	t_check "$1: back" $3
@@ -136,8 +143,14 @@ for pk in tegra234:cpu generic:cpu tegra234-edma:dma; do
 		fl_down >/dev/null 2>&1
 		continue
 	fi
+	if [ $k = cpu ] && ! t_check "$p: load fl-delay (pci_epc_map_addr of fl-ep0, 300 ms)" \
+		t_insmod fl-delay func=pci_epc_map_addr comm=fl-ep0 delay_ms=300 armed=0; then
+		fl_down
+		continue
+	fi
 	cut "$p: link down inside a $k transfer" $k link_down link_up
 	cut "$p: EPF unbound inside a $k transfer" $k fl_unbind fl_bind ENODEV
+	[ $k = dma ] || t_check "$p: unload fl-delay" rmmod fl_delay
 	t_check "$p: tear down and unload" fl_down
 done
 
@@ -187,9 +200,8 @@ if t_check "queued at unbind: loop (tegra234), framelink-epf, framelink-host up"
 	sed 's/^/# /' /tmp/hold.out
 	t_check "queued at unbind: REAP gives 8 frames ECANCELED, then ENODEV" \
 		grep -q 'reaped ECANCELED 8 other 0, then reap ENODEV' /tmp/hold.out
-	echo "# hold exit $hrc"
-	t_check "queued at unbind: every slot page faults (SIGBUS), none returns data" \
-		grep -q ' intact 0 changed 0;' /tmp/hold.out
+	t_check "queued at unbind: every slot page faults (SIGBUS), none returns data (exit $hrc)" \
+		sh -c "[ $hrc = 0 ] && grep -q ' intact 0 changed 0;' /tmp/hold.out"
 	fl_bind
 	t_check "queued at unbind: tear down and unload" fl_down
 fi
