@@ -6,8 +6,8 @@
 #  - the kselftest's import cases (system dma-heap buffers): EBADF, EINVAL, EMSGSIZE, EBUSY
 #    until the completion is reaped, ENOSPC at max_imports, the dma-buf fd closed after the
 #    import and while a frame is in flight, the last close with a frame in flight (import
-#    dropped, nothing reaches the endpoint afterwards), a scattered heap buffer refused
-#    (EOPNOTSUPP), tx_imported;
+#    dropped, nothing reaches the endpoint afterwards), a scattered buffer (fl-scatter:
+#    pages apart) refused (EOPNOTSUPP), tx_imported;
 #  - a failed IMPORT (its answer unwritable: EFAULT) takes back its own import, not the one
 #    another IMPORT put at the index while fl-delay held the answer's copy (issue 27 3.9);
 #  - the kselftest's vgemfence cases (issue 27 item 3.8): a vgem buffer's write fence holds
@@ -44,10 +44,11 @@ FRAME=614400	# 640x480 YUYV
 t_check "start: loop tegra234-edma, host 8 x 1 MiB, 8 slots of 1 MiB" fl_start "profile=tegra234-edma rc_profile=j784s4" \
 	"nbufs=8 buf_size=1048576" slots=8 slot_size=1048576 dma_channels=2 || exit 0
 framelink info -d $HDEV | grep -E '^(caps|max_imports):' | sed 's/^/# host /'
-# the heap's pages may come out adjacent (one segment, nothing scattered to refuse); issue 28
-# item 3 asks for buffers forced apart
-t_skip_possible "import.import.scattered_eopnotsupp" "the heap buffer's pages came out adjacent"
+# the scattered buffer from fl-scatter: pages apart by construction (a heap's may come out
+# adjacent, and the case would skip)
+t_check "import: fl-scatter loaded (a dma-buf of pages apart)" t_insmod fl-scatter
 t_run_tap import framelink_test -T efault_takes_back_own -f import
+t_check "import: fl-scatter unloaded" rmmod fl_scatter
 # A failed IMPORT takes back only its own import (issue 27 item 3.9): fl-delay holds the copy
 # of one task's answer (that task's name only: every task copies to user space) while the
 # kselftest gives the index to a new import

@@ -2241,10 +2241,24 @@ static int fragment_memory(struct frag *f)
 	return 0;
 }
 
+/* A dma-buf of three pages apart by construction (tests/modules/fl-scatter), or -errno */
+static int scatter_buf(void)
+{
+	int dev = open("/dev/fl-scatter", O_RDWR | O_CLOEXEC), fd;
+
+	if (dev < 0)
+		return -errno;
+	fd = ioctl(dev, _IO('S', 1));
+	fd = fd < 0 ? -errno : fd;
+	close(dev);
+	return fd;
+}
+
 /*
- * A heap buffer of three pages taken from fragmented memory maps to three DMA segments:
- * IMPORT refuses it (-EOPNOTSUPP) and leaves the app's fd alone. SKIP when the pages came
- * out adjacent after all (one segment is then right, and checked).
+ * A buffer of three pages that map to three DMA segments: IMPORT refuses it (-EOPNOTSUPP)
+ * and leaves the app's fd alone. With /dev/fl-scatter (tests/modules/fl-scatter) the pages
+ * are apart by construction; else a heap buffer taken from fragmented memory, and SKIP when
+ * its pages came out adjacent after all (one segment is then right, and checked).
  */
 TEST_F(import, scattered_eopnotsupp)
 {
@@ -2253,13 +2267,16 @@ TEST_F(import, scattered_eopnotsupp)
 	cpu_set_t one;
 	int fd, ret;
 
-	/* frees and the allocation on one CPU: its page lists hold the isolated pages */
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
-	sched_setaffinity(0, sizeof(one), &one);
-	ASSERT_EQ(0, fragment_memory(&frag));
-	fd = heap_buf(self->heap, 3 * 4096, 15, NULL);
-	fragment_release(&frag);
+	fd = scatter_buf();
+	if (fd == -ENOENT) {
+		/* frees and the allocation on one CPU: its page lists hold the isolated pages */
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		ASSERT_EQ(0, fragment_memory(&frag));
+		fd = heap_buf(self->heap, 3 * 4096, 15, NULL);
+		fragment_release(&frag);
+	}
 	ASSERT_LE(0, fd);
 	ret = fl_import(&self->host, fd, &im);
 	if (!ret) {
