@@ -19,7 +19,7 @@ timings=()
 # suite ran on these very sources (scripts/coverage-key.sh: the content of drivers/, include/,
 # the build files and tests/vm, tests/modules); otherwise a line says it did not run.
 coverage_line() {
-	local stamp=build/coverage/stamp sum=build/coverage/summary.txt key scope vm date
+	local stamp=build/coverage/stamp sum=build/coverage/summary.txt key scope vm date floor
 	if [ ! -f "$stamp" ] || [ ! -f "$sum" ]; then
 		echo "coverage: did not run (make coverage measures it)"
 		return
@@ -28,6 +28,7 @@ coverage_line() {
 	scope=$(sed -n 's/^scope //p' "$stamp")
 	vm=$(sed -n 's/^vm //p' "$stamp")
 	date=$(sed -n 's/^date //p' "$stamp")
+	floor=$(sed -n 's/^floor //p' "$stamp")
 	if [ "$key" != "$(scripts/coverage-key.sh)" ]; then
 		echo "coverage: did not run on the current sources (last run $date; make coverage measures it)"
 		return
@@ -37,7 +38,8 @@ coverage_line() {
 		return
 	fi
 	echo "coverage: $(awk '{ printf "%s%s %s%% lines %s%% branches", (NR > 1 ? ", " : ""), $1, $2, $5 }' \
-		"$sum") (make coverage $date$([ "$vm" = passed ] || echo ", its VM run failed"))"
+		"$sum") (make coverage $date$([ "$vm" = passed ] || echo ", its VM run failed")$(
+		case "$floor" in *below) echo ", below its floor of ${floor% *}%" ;; esac))"
 }
 
 stage() {

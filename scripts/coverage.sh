@@ -10,6 +10,9 @@
 # Not part of `make check`: the instrumented suite takes ~60% longer than check's VM stage
 # (2257 s for the whole of make coverage on the lab machine, 2026-12-02).
 #
+# Fails when a driver's line coverage is below the floor, FL_COVERAGE_FLOOR percent (default
+# 90, issue 28 item 5; of the lines compiled for the 6.12 test kernel).
+#
 # Usage: coverage.sh [vm-run.sh arguments, e.g. --run '60-*' for part of the suite]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -95,7 +98,10 @@ lcov_step "${lcov_cmd[@]}" --extract "$out/all.info" "$obj/drivers/framelink/*" 
 	-o "$out/framelink.info"
 lcov_step genhtml --quiet "${lcov_rc[@]}" --prefix "$obj" --title "framelink (make coverage)" \
 	-o "$out/html" "$out/framelink.info"
-scripts/coverage-report.py "$out/framelink.info" "$obj" "$out"
+# the floor (issue 28 item 5): 90% of the compiled lines per driver, or make coverage fails
+floor=ok
+scripts/coverage-report.py "$out/framelink.info" "$obj" "$out" "${FL_COVERAGE_FLOOR:-90}" ||
+	floor=below
 
 # What check.sh needs to trust the figure: which sources, which part of the suite, how it ended.
 scope=full
@@ -106,8 +112,11 @@ done
 	echo "key $key"
 	echo "scope $scope${*:+ ($*)}"
 	echo "vm $([ $rc -eq 0 ] && echo passed || echo failed)"
+	echo "floor ${FL_COVERAGE_FLOOR:-90} $floor"
 	echo "date $(date -u +%Y-%m-%dT%H:%MZ)"
 } >"$out/stamp"
 echo "coverage: HTML report build/coverage/html/index.html; unreached code in build/coverage/uncovered.txt"
-echo "coverage: $scope run, VM $([ $rc -eq 0 ] && echo passed || echo FAILED), $(($(date +%s) - t0)) s"
+echo "coverage: $scope run, VM $([ $rc -eq 0 ] && echo passed || echo FAILED)," \
+	"floor $([ $floor = ok ] && echo met || echo MISSED), $(($(date +%s) - t0)) s"
+[ $floor = ok ] || rc=1
 exit $rc
