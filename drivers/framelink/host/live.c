@@ -470,5 +470,17 @@ void fl_live_stop(struct fl_host *host)
 	cancel_delayed_work_sync(&host->reset_work);
 	cancel_delayed_work_sync(&host->live_work);
 	cancel_delayed_work_sync(&host->poll_work);
+	/*
+	 * A reset queued (fl_live_reset()) but cancelled before its work ran never ends by
+	 * itself: its waiters (SUBMIT, POST, the last close) would sit out their whole bound,
+	 * and fl_resume() would not start the reset a frozen channel needs. End it here as
+	 * its work would have; no reset can start again while @removing is set.
+	 */
+	mutex_lock(&host->lock);
+	if (host->resetting) {
+		host->resetting = false;
+		host->reset_seq++;
+	}
+	mutex_unlock(&host->lock);
 	wake_up_all(&host->wq);
 }
