@@ -662,6 +662,7 @@ bool loop_watch_word(struct pci_epc_loop *loop, u32 off);
 bool loop_watch_range(struct pci_epc_loop *loop, u32 off, size_t size, u32 *lo, u32 *hi);
 void loop_watch_cut(struct pci_epc_loop *loop);
 bool loop_watch_pending(struct pci_epc_loop *loop);
+bool loop_watch_logged(struct pci_epc_loop *loop);
 bool loop_watch_whole(struct pci_epc_loop *loop);
 bool loop_watch_next(struct pci_epc_loop *loop, u32 *off, u8 *size, u64 *val);
 u32 loop_watch_tear_us(struct pci_epc_loop *loop);

@@ -428,6 +428,26 @@ bool loop_watch_pending(struct pci_epc_loop *loop)
 }
 
 /**
+ * loop_watch_logged() - stores are logged that are not published yet
+ * @loop: the loopback (win_lock held)
+ *
+ * Those of the current cut, and those made since it was taken: a sweep that
+ * reads a watched word after the cut may see such a store's value, and
+ * publishing that word from the cut would put the newest value on the host
+ * before the replay of the logged stores that came earlier (the host's index
+ * would step back: 80-torn-stores, "cq_prod past the ring"). The watched
+ * words then wait for the replay of the cut that holds their stores.
+ *
+ * Return: true if the watched words are published only by replay now.
+ */
+bool loop_watch_logged(struct pci_epc_loop *loop)
+{
+	struct loop_watch *w = loop->watch;
+
+	return w && w->len && atomic_long_read_acquire(&w->head) != w->tail;
+}
+
+/**
  * loop_watch_whole() - the log overflowed: publish the watched words whole
  * @loop: the loopback (win_lock held)
  *

@@ -547,6 +547,8 @@ static void loop_win_publish(struct pci_epc_loop *loop)
 {
 	bool whole = loop_watch_whole(loop);
 	bool replay = !whole && loop_watch_pending(loop);
+	/* Stores logged after the cut: their words wait for the next replay too */
+	bool by_log = !whole && loop_watch_logged(loop);
 	u64 bytes = 0, dropped = 0;
 	struct loop_win_map *m;
 	size_t i;
@@ -560,8 +562,11 @@ static void loop_win_publish(struct pci_epc_loop *loop)
 
 			if (v == s)
 				continue;
-			if (replay && loop_watch_word(loop, loop_win_off(loop, m) + i * 8))
+			if (by_log && loop_watch_word(loop, loop_win_off(loop, m) + i * 8)) {
+				/* Unstaged: the next sweep stages it again, with its stores */
+				m->stage[i] = s;
 				continue;
+			}
 			mask = loop_win_bytemask(v ^ s);
 			m->shadow[i] = v;
 			/* Bus Master Enable cleared since the cut was taken: dropped */

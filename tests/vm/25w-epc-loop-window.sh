@@ -104,6 +104,44 @@ t_check "window: unmap publishes at once despite posted_ns" \
 knobs 0 0
 sed 's/^/# /' $LOOPDBG/window
 
+# The watch (watch.c, 80-torn-stores) publishes the stores it logged one by one. A store made
+# after the worker took its cut, before its sweep read the word, is logged for the next cut:
+# the sweep must not publish that word from what it read, or the newest value lands first, the
+# logged stores stay behind (nothing seems to change) and the next change replays them: the
+# word steps back (80's "cq_prod past the ring", CI of 5ec5b84). Twice: fl-delay holds the
+# worker's next sweep (after its cut) while the EP stores 4 values; the host samples the word
+# 2 s. Before the fix: the first run replayed nothing, the second stepped back to the first's.
+worder() {
+	echo 1 >/sys/module/fl_delay/parameters/armed
+	t_check "window: order $1: the worker is held between its cut and its sweep" \
+		wait_for 100 grep -qx 1 /sys/module/fl_delay/parameters/waiting
+	t_check "window: order $1: 4 stores in a row, host sampled 2 s" wt order 4
+	show
+	sed 's/^/# watch: /' $LOOPDBG/watch
+	t_check "window: order $1: the last value landed" test "$(res order_last)" = 1
+	t_check "window: order $1: never an older value after a newer one" \
+		test "$(res order_back)" = 0
+}
+replayed() { sed -n 's/^replayed \([0-9]*\).*/\1/p' $LOOPDBG/watch; }
+if t_check "window: order: load fl-delay (the worker's loop_win_sweep, 300 ms)" \
+	t_insmod fl-delay func=loop_win_sweep comm=pci-epc-loop-wi delay_ms=300 armed=0; then
+	wt where
+	va=$(res order_va)
+	echo 20000 >$LOOPDBG/tear_us
+	t_check "window: order: watch armed on the order word ($va)" \
+		sh -c "echo '$va 0 8' >$LOOPDBG/watch && grep -q '^armed 1' $LOOPDBG/watch"
+	r0=$(replayed)
+	worder 1
+	t_check "window: order 1: the watch replayed the 4 stores ($r0 -> $(replayed))" \
+		test $(($(replayed) - r0)) -eq 4
+	worder 2
+	t_check "window: order 2: the watch replayed 4 more ($r0 -> $(replayed))" \
+		test $(($(replayed) - r0)) -eq 8
+	echo off >$LOOPDBG/watch
+	echo 0 >$LOOPDBG/tear_us
+	t_check "window: order: unload fl-delay" rmmod fl_delay
+fi
+
 # Bus Master Enable: with the bit clear the function issues no request. Nothing the EPF writes
 # through the window lands (dropped, never published later) and nothing of the host's comes in;
 # set again, the mapping is live both ways. (Before the gate both directions crossed.)

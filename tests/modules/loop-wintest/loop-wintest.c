@@ -19,6 +19,12 @@
  *                 handler looks at host memory
  *   unmap N       N trials: map a short second mapping, write through it,
  *                 unmap, look at host memory at once
+ *   where         the EP's CPU address of the order word (for the lab's
+ *                 watch knob: "VA 0 8")
+ *   order N       N values stored in a row to the order word, then its
+ *                 host copy sampled for 2 s: a value older than the one
+ *                 before (this run's or an earlier run's) is a store
+ *                 published out of program order
  *   release       unmap the long-lived mapping (the link stays up)
  *
  * Copyright (C) 2026 The framelink authors
@@ -55,6 +61,7 @@
 #define WT_LIVE_HOST	0x040	/* host writes, EP polls through the window */
 #define WT_FLAG		0x080	/* Dekker: EP's "I posted work" flag */
 #define WT_DATA		0x0c0	/* MSI: completion data */
+#define WT_ORDER	0x100	/* order: EP stores a run of values, host samples */
 #define WT_UNMAP	0x800	/* unmap: the second, short mapping */
 #define WT_UNMAP_SIZE	64
 /* BAR0 layout */
@@ -405,6 +412,42 @@ static void wt_unmap(unsigned int n)
 		  stale, failed);
 }
 
+/* How long the order test samples the host copy after its stores */
+#define WT_ORDER_SAMPLE_NS	(2000 * NSEC_PER_MSEC)
+
+/*
+ * A run of stores to one word, as a producer's index makes them. The host
+ * side must see them in program order, whatever it skips: a sample older
+ * than an earlier one is an index stepping back (what 80-torn-stores saw as
+ * "cq_prod past the ring" when the lab's watch published the newest store
+ * ahead of older logged ones).
+ */
+static void wt_order(unsigned int n)
+{
+	u32 prev = READ_ONCE(*wt_host(WT_ORDER)), last = wt.seq + n, v;
+	unsigned int i, back = 0, samples = 0, distinct = 0;
+	u64 t0;
+
+	/* wt.seq only grows: every value the word ever held is below this run's */
+	for (i = 0; i < n; i++)
+		writel(++wt.seq, wt.win + WT_ORDER);
+	t0 = ktime_get_ns();
+	while (ktime_get_ns() - t0 < WT_ORDER_SAMPLE_NS) {
+		v = READ_ONCE(*wt_host(WT_ORDER));
+		samples++;
+		if (v != prev) {
+			distinct++;
+			back += v < prev;
+			prev = v;
+		}
+		usleep_range(10, 20);
+	}
+	wt_report("order_n %u\norder_samples %u\norder_distinct %u\n", n, samples,
+		  distinct);
+	wt_report("order_back %u\norder_last %u\n", back,
+		  READ_ONCE(*wt_host(WT_ORDER)) == last);
+}
+
 static ssize_t wt_cmd_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
@@ -428,6 +471,10 @@ static ssize_t wt_cmd_write(struct file *file, const char __user *ubuf,
 		wt_dekker(n);
 	} else if (sscanf(buf, "msi %u", &n) == 1 && n <= 10000) {
 		wt_msi(n);
+	} else if (sysfs_streq(buf, "where")) {
+		wt_report("order_va %#lx\n", (unsigned long)(wt.win + WT_ORDER));
+	} else if (sscanf(buf, "order %u", &n) == 1 && n && n <= 64) {
+		wt_order(n);
 	} else if (sscanf(buf, "unmap %u", &n) == 1 && n <= 10000) {
 		wt_unmap(n);
 	} else {
