@@ -4,6 +4,7 @@
 
 Usage: bench-report.py DIR    (DIR/bench.csv, DIR/meta.csv and DIR/four.csv from scripts/bench.sh)
 Writes DIR/throughput.png, DIR/ceiling.png and DIR/latency.png when matplotlib is there.
+Exit status 1 when a target is missed or a negative control does not miss (issue 28).
 """
 import csv
 import os
@@ -30,9 +31,9 @@ def load(path):
             for k in FIELDS[2:]:
                 r[k] = float(r[k])
             r["pct"] = 100.0 * r["gbps"] / r["ceiling_gbps"] if r["ceiling_gbps"] else 0.0
-            r["label"] = ("pci-epf-test " if r["mode"] == "pcitest" else
-                          "both: " if r["mode"] == "both" else "") + r["dir"] + \
-                ("" if r["mode"] == "pcitest" else f" q{int(r['depth'])}")
+            r["label"] = {"pcitest": "pci-epf-test ", "pcitest-e2e": "pci-epf-test e2e ",
+                          "both": "both: ", "xcopy": "xcopy: "}.get(r["mode"], "") + \
+                r["dir"] + ("" if r["mode"].startswith("pcitest") else f" q{int(r['depth'])}")
             rows.append(r)
     return rows
 
@@ -48,7 +49,7 @@ def table(rows):
            f"{'reads/fr':>8} {'p50_us':>9} {'p99_us':>9} {'max_us':>9} {'p99/p50':>7} "
            f"{'react_p50':>9} {'react_p99':>9} {'react_max':>9} {'dma':>5} {'cpu':>5}")
     print(hdr)
-    for r in sorted(rows, key=lambda r: (r["size"], r["mode"] == "pcitest", r["label"])):
+    for r in sorted(rows, key=lambda r: (r["size"], r["mode"].startswith("pcitest"), r["label"])):
         ratio = r["p99_us"] / r["p50_us"] if r["p50_us"] else 0
         print(f"{human(r['size']):>5} {r['label']:<18} {r['gbps']:7.3f} {r['pct']:6.1f} "
               f"{r['fps']:9.1f} {r['irq_per_frame']:6.3f} {r['reads_per_frame']:8.3f} "
@@ -58,8 +59,8 @@ def table(rows):
 
 
 def targets(rows, allocs):
-    """Issue 10's targets, each with the worst row it applies to."""
-    fl = [r for r in rows if r["mode"] != "pcitest"]
+    """Issue 10's targets, each with the worst row it applies to; the number missed."""
+    fl = [r for r in rows if r["mode"] in ("h2e", "e2h", "both")]
     one = [r for r in fl if r["mode"] != "both" and r["depth"] > 1]
     checks = [
         ("one direction, >= 1 MiB: >= 95% of ceiling",
@@ -79,14 +80,46 @@ def targets(rows, allocs):
          lambda r: r["host"] + r["ep"], 0.0, False),
     ]
     print("\ntargets (issue 10), worst case of the rows each applies to:")
+    missed = 0
     for name, sel, val, lim, higher in checks:
         if not sel:
             print(f"  {'n/a':4} {name}: no row")
+            missed += 1
             continue
         worst = min(sel, key=val) if higher else max(sel, key=val)
         ok = val(worst) >= lim if higher else val(worst) <= lim
+        missed += not ok
         print(f"  {'met' if ok else 'MISS':4} {name}: {val(worst):.2f} "
               f"({human(worst['size'])} {worst['label']})")
+    return missed
+
+
+def controls(rows):
+    """Negative controls: runs that must MISS the one-direction target (95% at >= 1 MiB).
+
+    The best row of each must stay below it; a control that reaches it shows the bench
+    cannot tell that data path from framelink's. Returns the number that did not miss.
+    """
+    big = [r for r in rows if r["size"] >= MIB and r["dir"] in ("h2e", "e2h")]
+    checks = [
+        ("one frame in flight (q1), >= 1 MiB",
+         [r for r in big if r["mode"] in ("h2e", "e2h") and r["depth"] == 1]),
+        ("one extra copy of each frame at the receiver (q16), >= 1 MiB",
+         [r for r in big if r["mode"] == "xcopy"]),
+    ]
+    print("\nnegative controls (each must MISS: below 95% of the ceiling), best row:")
+    bad = 0
+    for name, sel in checks:
+        if not sel:
+            print(f"  {'n/a':7} {name}: no row")
+            bad += 1
+            continue
+        best = max(sel, key=lambda r: r["pct"])
+        ok = best["pct"] < 95.0
+        bad += not ok
+        print(f"  {'MISS' if ok else 'MET(!)':7} {name}: {best['pct']:.1f}% "
+              f"({human(best['size'])} {best['label']})")
+    return bad
 
 
 def plots(rows, out):
@@ -140,19 +173,43 @@ def plots(rows, out):
 
 
 def load_meta(path):
-    """The rate line, the allocation counts (csv-alloc) and the moderation sweep of a run."""
-    rate, allocs, sweep = None, [], []
+    """The rate line, the reference (csv-ref, csv-off), the allocation counts (csv-alloc) and
+    the moderation sweep of a run."""
+    rate, allocs, sweep, ref, off = None, [], [], {}, {}
     if os.path.exists(path):
         for rec in csv.reader(open(path)):
             if rec and rec[0] == "csv-rate":
                 rate = rec
+            elif rec and rec[0] == "csv-ref" and len(rec) == 4:
+                ref[int(rec[1])] = (float(rec[2]), float(rec[3]))
+            elif rec and rec[0] == "csv-off" and len(rec) == 4:
+                off[int(rec[1])] = (float(rec[2] or 0), float(rec[3] or 0))
             elif rec and rec[0] == "csv-sweep" and len(rec) == 7:
                 sweep.append(rec[1:])
             elif rec and rec[0] == "csv-alloc" and len(rec) == 8:
                 allocs.append({"size": int(rec[2]), "label": f"{rec[1]}, 32 frames",
                                "host": int(rec[4]), "ep": int(rec[5]), "prov": int(rec[6]),
                                "lost": int(rec[7])})
-    return rate, allocs, sweep
+    return rate, allocs, sweep, ref, off
+
+
+def reference_table(rate, ref, off):
+    """The lab's DMA engine alone next to framelink, both with the model off."""
+    if not ref:
+        return
+    print("reference (model off): the lab's DMA engine alone (loop-dmatest, 2 channels per "
+          "direction, no framelink code)")
+    print("next to framelink's own stream (16 frames in flight); GB/s = 10^9 bytes/s")
+    print(f"{'size':>5} {'engine read':>11} {'engine write':>12} {'framelink h2e':>13} "
+          f"{'framelink e2h':>13} {'h2e/read':>8} {'e2h/write':>9}")
+    for size in sorted(ref):
+        r, w = ref[size]
+        h, e = off.get(size, (0.0, 0.0))
+        print(f"{human(size):>5} {r:11.3f} {w:12.3f} {h:13.3f} {e:13.3f} "
+              f"{(h / r if r else 0):8.2f} {(e / w if w else 0):9.2f}")
+    if rate and len(rate) == 4:
+        print(f"model rate {rate[3]} Mbit/s: 1/4 of the engine's slower direction at 4 MiB "
+              f"(read {rate[1]}, write {rate[2]} GB/s)\n")
 
 
 def sweep_table(sweep):
@@ -174,7 +231,7 @@ def four_links(path):
         return
     rate, links, sums = None, [], []
     for rec in csv.reader(open(path)):
-        if rec and rec[0] == "csv-four-rate" and len(rec) == 4:
+        if rec and rec[0] == "csv-four-rate" and len(rec) in (4, 6):
             rate = rec
         elif rec and rec[0] == "csv-four" and len(rec) == 10:
             links.append(rec[1:])
@@ -183,7 +240,11 @@ def four_links(path):
     if not links:
         return
     print("\nfour links at once (pci-epc-loop links=4, tegra234-edma + j784s4, 1 MiB frames):")
-    if rate:
+    if rate and len(rate) == 6:
+        print(f"  framelink, model off, the slowest link: h2e {rate[1]} GB/s, e2h {rate[2]} "
+              f"GB/s; model rate {rate[3]} Mbit/s per link: 1/16 of the DMA engine alone at "
+              f"4 MiB (read {rate[4]}, write {rate[5]} GB/s)")
+    elif rate:
         print(f"  model off, the slowest link: h2e {rate[1]} GB/s, e2h {rate[2]} GB/s; model "
               f"rate {rate[3]} Mbit/s per link (half of it)")
     print(f"{'run':<6} {'dir':>4} {'link':>4} {'q':>3} {'frames':>6} {'GB/s':>7} {'ceiling':>7} "
@@ -205,8 +266,10 @@ def main():
         print(f"bench-report: no rows in {out}/bench.csv")
         four_links(os.path.join(out, "four.csv"))
         return 1
-    rate, allocs, sweep = load_meta(os.path.join(out, "meta.csv"))
-    if rate and len(rate) >= 6:
+    rate, allocs, sweep, ref, off = load_meta(os.path.join(out, "meta.csv"))
+    if ref:
+        reference_table(rate, ref, off)
+    elif rate and len(rate) >= 6:
         print(f"model off: 4 MiB h2e {rate[1]} GB/s, e2h {rate[2]} GB/s; 64 KiB h2e {rate[4]} "
               f"GB/s, e2h {rate[5]} GB/s; model rate {rate[3]} Mbit/s (the lower of 1/4 of the "
               "4 MiB speed and 1/2 of the 64 KiB speed)")
@@ -219,9 +282,14 @@ def main():
               f"{a['ep']}, DMA provider {a['prov']}" +
               (f" (trace lost {a['lost']} events: incomplete)" if a["lost"] else ""))
     sweep_table(sweep)
-    targets(rows, allocs)
+    missed = targets(rows, allocs)
+    bad = controls(rows)
     four_links(os.path.join(out, "four.csv"))
     plots(rows, out)
+    if missed or bad:
+        print(f"\nbench: FAILED: {missed} target(s) missed, {bad} control(s) did not miss")
+        return 1
+    print("\nbench: every target met, every control missed")
     return 0
 
 

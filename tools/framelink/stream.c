@@ -5,7 +5,7 @@
  * bench`:
  *
  *   framelink stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV]
- *                    [--csv]
+ *                    [--csv] [--extra-copy]
  *
  * Each end runs in its own thread and waits on its own device only, as on two boards (one
  * poll() over both devices would let an endpoint event harvest the host's completions without
@@ -15,6 +15,8 @@
  * before the buffer goes back, so a frame that did not arrive (or arrived short) cannot pass
  * as a later one. The payload between is not checked: the emulated CPU would otherwise be the
  * bench's limit (the kselftest and `framelink bench` check every byte).
+ * --extra-copy makes the receiver copy every frame once more before it checks it: make
+ * bench's negative control, a data path with one copy too many, which must miss the target.
  *
  * Per direction it prints frames, GB/s (10^9 bytes/s of payload, first SUBMIT to the last
  * frame's delivery on the receiving end: the whole run), frames/s, latency (SUBMIT on one
@@ -54,6 +56,7 @@ struct st_dir {
 	u64 *tsub, *lat, nlat, *react, nreact;
 	u64 t0, t_last;
 	u64 w_lo, w_hi;				/* the steady window: frames [w_lo, w_hi) */
+	u8 *scratch;				/* --extra-copy: where each frame is copied */
 	struct fl_stats w_tx[2], w_rx[2];	/* both ends' counters at w_lo and w_hi */
 };
 
@@ -66,7 +69,7 @@ struct st_opts {
 	const char *host, *ep, *mode;
 	u64 size, count;
 	u32 depth;
-	int csv;
+	int csv, extra_copy;
 };
 
 static void st_stamp(struct fl_dev *d, u32 buf, u64 size, u64 cookie)
@@ -106,6 +109,13 @@ static int st_dir_init(struct st_dir *s, const struct st_opts *o, u32 txfirst, u
 	s->react = calloc(o->count, sizeof(*s->react));
 	if (!s->tsub || !s->lat || !s->react)
 		return -ENOMEM;
+	if (o->extra_copy) {
+		s->scratch = malloc(o->size);
+		if (!s->scratch)
+			return -ENOMEM;
+		/* touched now: the copies in the run fault nothing in */
+		memset(s->scratch, 0, o->size);
+	}
 	ntx = ntx < o->depth ? ntx : o->depth;
 	ntx = ntx < ST_MAX_BATCH ? ntx : ST_MAX_BATCH;
 	nrx = nrx < s->rx->info.rx_depth ? nrx : s->rx->info.rx_depth;
@@ -165,6 +175,15 @@ static void st_window(struct st_dir *s, u64 received)
 static int st_dir_rx(struct st_dir *s, const struct st_opts *o, const struct fl_completion *c)
 {
 	u64 fno = c->cookie & 0xffffffffu;
+
+	/*
+	 * The bench's negative control (make bench): one more copy of every frame on the
+	 * receiving end's path, as a data path with a bounce buffer would make
+	 */
+	if (s->scratch && !c->status && c->bytes <= o->size) {
+		memcpy(s->scratch, fl_dev_buf(s->rx, c->buf), c->bytes);
+		__asm__ __volatile__("" : : "r"(s->scratch) : "memory");
+	}
 
 	if (c->status || c->cookie >> 48 != s->tag || fno >= s->count || c->bytes != o->size ||
 	    !st_check(s->rx, c->buf, o->size, c->cookie)) {
@@ -374,7 +393,8 @@ static void st_print(const struct st_dir *s, const struct st_opts *o, const stru
 
 static int st_parse(int argc, char **argv, struct st_opts *o)
 {
-	static const struct option lo[] = { { "csv", no_argument, NULL, 'c' }, { } };
+	static const struct option lo[] = { { "csv", no_argument, NULL, 'c' },
+					    { "extra-copy", no_argument, NULL, 'x' }, { } };
 	char *end;
 	int ch;
 
@@ -407,6 +427,9 @@ static int st_parse(int argc, char **argv, struct st_opts *o)
 			break;
 		case 'c':
 			o->csv = 1;
+			break;
+		case 'x':
+			o->extra_copy = 1;
 			break;
 		default:
 			return -EINVAL;
@@ -450,7 +473,7 @@ int cmd_stream(int argc, char **argv)
 
 	if (st_parse(argc, argv, &o)) {
 		fputs("usage: framelink stream -m h2e|e2h|both -s SIZE -n COUNT", stderr);
-		fputs(" [-q DEPTH] [-d HOSTDEV] [-p EPDEV] [--csv]\n", stderr);
+		fputs(" [-q DEPTH] [-d HOSTDEV] [-p EPDEV] [--csv] [--extra-copy]\n", stderr);
 		return 2;
 	}
 	ret = fl_dev_open(&h, o.host, 1);
@@ -477,6 +500,7 @@ int cmd_stream(int argc, char **argv)
 		free(dirs[k].tsub);
 		free(dirs[k].lat);
 		free(dirs[k].react);
+		free(dirs[k].scratch);
 	}
 	fl_dev_close(&e);
 	fl_dev_close(&h);

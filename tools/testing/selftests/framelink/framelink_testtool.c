@@ -16,6 +16,9 @@
  *                          data per page; IMPORT then
  *   framelink-testtool reap-cut DEV READY
  *                          frames queued, REAP waiting across a link cut
+ *   framelink-testtool pcitest-time DEV r|w SIZE COUNT
+ *                          the kernel's pci-epf-test DMA transfers timed from user space
+ *                          (make bench: the same measure as framelink's streams)
  *
  * OFFSET, LENGTH and VALUE take 0x and K/M suffixes. Exit status: 0 when the command did
  * what it checks, 1 on a failure, 2 on bad usage.
@@ -31,6 +34,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <linux/dma-heap.h>
+#include <linux/pcitest.h>
 
 #include "libframelink.h"
 
@@ -44,7 +48,9 @@ static void usage(FILE *f)
 		"  poke FILE OFFSET VALUE...      32-bit stores via mmap() from OFFSET on\n"
 		"  hold DEV READY GO [race|submit|import|keep-import]\n"
 		"                                 buffers mapped across a removal: SIGBUS?\n"
-		"  reap-cut DEV READY             frames queued, REAP across a link cut\n");
+		"  reap-cut DEV READY             frames queued, REAP across a link cut\n"
+		"  pcitest-time DEV r|w SIZE COUNT\n"
+		"                                 pci-epf-test DMA transfers timed from user space\n");
 }
 
 /*
@@ -460,6 +466,65 @@ static int cmd_reap_cut(int argc, char **argv)
 	return !err && ncancel == r.count && r.count ? 0 : 1;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * pci-epf-test's DMA transfers timed as make bench times framelink: from user space, each
+ * PCITEST_READ (the endpoint reads host memory: h2e) or PCITEST_WRITE (e2h) ioctl from its
+ * call to its return, which spans the host driver's request through BAR0, the endpoint's
+ * transfer and CRC, and its interrupt back. pci_endpoint_test returns 1 for a transfer
+ * whose CRC matched (the 6.1 and 6.12 kernels the lab boots). GB/s is 10^9 bytes of payload
+ * per second over the sum of the calls; one line:
+ *   pcitest-time DIR SIZE n COUNT ok OK ns NS gbps G p50_us P p99_us Q max_us M
+ */
+static int cmd_pcitest_time(int argc, char **argv)
+{
+	struct pci_endpoint_test_xfer_param param = { .flags = PCITEST_FLAGS_USE_DMA };
+	u64 size, count, i, ok = 0, sum = 0, *lat;
+	unsigned long req;
+	int fd, ret;
+
+	if (argc != 6 || (strcmp(argv[3], "r") && strcmp(argv[3], "w")) ||
+	    fl_parse_size(argv[4], &size) || fl_parse_size(argv[5], &count) || !size ||
+	    !count || count > 100000) {
+		usage(stderr);
+		return 2;
+	}
+	req = argv[3][0] == 'r' ? PCITEST_READ : PCITEST_WRITE;
+	param.size = size;
+	lat = calloc(count, sizeof(*lat));
+	fd = open(argv[2], O_RDWR | O_CLOEXEC);
+	if (!lat || fd < 0) {
+		fprintf(stderr, "framelink-testtool: %s: %s\n", argv[2], strerror(errno));
+		free(lat);
+		return 1;
+	}
+	for (i = 0; i < count; i++) {
+		u64 t0 = fl_now_ns();
+
+		ret = ioctl(fd, req, &param);
+		lat[i] = fl_now_ns() - t0;
+		sum += lat[i];
+		ok += ret == 1;
+	}
+	close(fd);
+	qsort(lat, count, sizeof(*lat), cmp_u64);
+	printf("pcitest-time %s %llu n %llu ok %llu ns %llu gbps %.6f",
+	       argv[3][0] == 'r' ? "h2e" : "e2h", (unsigned long long)size,
+	       (unsigned long long)count, (unsigned long long)ok, (unsigned long long)sum,
+	       sum ? (double)size * count / sum : 0.0);
+	printf(" p50_us %.1f p99_us %.1f max_us %.1f\n", lat[count / 2] / 1e3,
+	       lat[count * 99 / 100] / 1e3,
+	       lat[count - 1] / 1e3);
+	free(lat);
+	return ok == count ? 0 : 1;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -468,6 +533,7 @@ static const struct {
 	{ "poke", cmd_poke },
 	{ "hold", cmd_hold },
 	{ "reap-cut", cmd_reap_cut },
+	{ "pcitest-time", cmd_pcitest_time },
 };
 
 int main(int argc, char **argv)
