@@ -12,7 +12,7 @@ import sys
 
 FIELDS = ("mode dir size depth frames ns gbps fps p50_us p99_us max_us irq_per_frame "
           "raise_per_frame dma cpu bad react_p50_us react_p99_us react_max_us reads_per_frame "
-          "ceiling_gbps read_restarts write_restarts").split()
+          "host_app_us ep_app_us engine_us ceiling_gbps read_restarts write_restarts").split()
 MIB = 1 << 20
 
 
@@ -58,8 +58,9 @@ def table(rows):
               f"{int(r['dma']):5d} {int(r['cpu']):5d}")
 
 
-def targets(rows, allocs):
-    """Issue 10's targets, each with the worst row it applies to; the number missed."""
+def targets(rows, allocs, eng_bps, idle):
+    """Issue 10's targets and issue 28's CPU targets, each with the worst row it applies to;
+    the number missed."""
     fl = [r for r in rows if r["mode"] in ("h2e", "e2h", "both")]
     one = [r for r in fl if r["mode"] != "both" and r["depth"] > 1]
     checks = [
@@ -78,8 +79,23 @@ def targets(rows, allocs):
          [r for r in one if r["size"] >= MIB], lambda r: r["reads_per_frame"], 0.0, False),
         ("hot path: framelink slab allocations per 32 frames: 0", allocs,
          lambda r: r["host"] + r["ep"], 0.0, False),
+        (f"CPU per frame, each application thread, >= 4 MiB, q > 1: <= {APP_COPIES_MAX} copies",
+         [r for r in one if r["size"] >= 4 * MIB] if eng_bps else [],
+         lambda r: copies(max(r["host_app_us"], r["ep_app_us"]), r, eng_bps),
+         APP_COPIES_MAX, False),
+        (f"CPU per frame, the endpoint's engine thread, >= 4 MiB, q > 1: <= {ENGINE_COPIES_MAX} "
+         "copies", [r for r in one if r["size"] >= 4 * MIB] if eng_bps else [],
+         lambda r: copies(r["engine_us"], r, eng_bps), ENGINE_COPIES_MAX, False),
     ]
-    print("\ntargets (issue 10), worst case of the rows each applies to:")
+    late = [{"size": 0, "label": f"{i[0]} s idle", "wake": i[1], "pct": float(i[2])}
+            for i in idle if i[0] >= 10]
+    if IDLE_WAKEUPS_MAX is not None:
+        checks.append((f"idle 10 s: engine wake-ups/s <= {IDLE_WAKEUPS_MAX}", late,
+                       lambda r: r["wake"], IDLE_WAKEUPS_MAX, False))
+    if IDLE_CPU_PCT_MAX is not None:
+        checks.append((f"idle 10 s: engine CPU <= {IDLE_CPU_PCT_MAX}%", late,
+                       lambda r: r["pct"], IDLE_CPU_PCT_MAX, False))
+    print("\ntargets (issues 10 and 28), worst case of the rows each applies to:")
     missed = 0
     for name, sel, val, lim, higher in checks:
         if not sel:
@@ -89,37 +105,135 @@ def targets(rows, allocs):
         worst = min(sel, key=val) if higher else max(sel, key=val)
         ok = val(worst) >= lim if higher else val(worst) <= lim
         missed += not ok
-        print(f"  {'met' if ok else 'MISS':4} {name}: {val(worst):.2f} "
-              f"({human(worst['size'])} {worst['label']})")
+        where = f"{human(worst['size'])} {worst['label']}" if worst["size"] else worst["label"]
+        print(f"  {'met' if ok else 'MISS':4} {name}: {val(worst):.2f} ({where})")
     return missed
 
 
-def controls(rows):
-    """Negative controls: runs that must MISS the one-direction target (95% at >= 1 MiB).
+def capacity(cap, rows):
+    """The rate sweep (information): % of the ceiling at 1/DEN of the engine's 4 MiB speed
+    (1/4: the main runs), and per size and direction the highest rate framelink holds (95%)."""
+    if not cap:
+        return
+    pts = {(c[0], c[2], c[3]): c[4] for c in cap if c[1] == "fl"}
+    for r in rows:
+        if r["mode"] in ("h2e", "e2h") and r["depth"] > 1 and any(c[3] == r["size"] for c in cap):
+            pts[(4, r["dir"], int(r["size"]))] = r["pct"]
+    dens = sorted({k[0] for k in pts}, reverse=True)
+    print("\ncapacity sweep (16 in flight): % of the ceiling at 1/DEN of the engine's 4 MiB speed")
+    print(f"{'size':>5} {'dir':>4} " + " ".join(f"{'1/' + str(d):>6}" for d in dens) +
+          "  framelink holds 95% up to")
+    for size in sorted({k[2] for k in pts}):
+        for d in ("h2e", "e2h"):
+            top = [n for n in dens if pts.get((n, d, size), 0) >= 95.0]
+            print(f"{human(size):>5} {d:>4} " +
+                  " ".join(f"{pts.get((n, d, size), 0):6.1f}" for n in dens) +
+                  ("  1/" + str(min(top)) if top else "  none"))
 
-    The best row of each must stay below it; a control that reaches it shows the bench
-    cannot tell that data path from framelink's. Returns the number that did not miss.
+
+# CPU cost targets (issue 28 item 2), stated once measured (make bench, 2026-12-06), in
+# "copies": CPU time per frame over the time the lab's DMA engine alone takes to copy the
+# frame (one way, 16 in flight, 4 MiB and more). Measured: each application thread
+# 0.11-0.25, the endpoint's engine thread 1.0-1.6 (its doorbell polling while frames are in
+# flight); one extra copy of each frame raised the receiving thread to 0.84-0.98.
+APP_COPIES_MAX = 0.5
+ENGINE_COPIES_MAX = 2.5
+# The endpoint's engine 10 s after the last frame, both applications open. Measured 700-824
+# wake-ups/s and 21-29% of an emulated CPU; poll_max_us (1 ms) bounds the wake-ups at 1000/s.
+IDLE_WAKEUPS_MAX = 1000
+IDLE_CPU_PCT_MAX = 35.0
+
+
+def copies(us, r, eng_bps):
+    """@us CPU microseconds per frame of row @r over the time the engine alone copies the
+    frame: 1.0 costs as much CPU as one more copy of each frame."""
+    return us * 1e-6 * eng_bps / r["size"] if eng_bps else 0.0
+
+
+def cpu_copies(r, eng_bps):
+    """The row's CPU per frame, all three threads, in copies."""
+    return copies(r["host_app_us"] + r["ep_app_us"] + r["engine_us"], r, eng_bps)
+
+
+def rx_app_us(r):
+    """CPU per frame of the receiving application thread (h2e: the endpoint's)."""
+    return r["ep_app_us"] if r["dir"] == "h2e" else r["host_app_us"]
+
+
+def cpu_table(rows, idle, eng_bps):
+    """CPU cost per frame and per GB (one way, 16 in flight), and the engine's idle cost."""
+    one = sorted((r for r in rows if r["mode"] in ("h2e", "e2h", "xcopy") and r["depth"] > 1),
+                 key=lambda r: (r["size"], r["mode"] == "xcopy", r["dir"]))
+    if not one:
+        return
+    print("\nCPU cost per frame, one way, 16 in flight (us; ms/GB: ms of CPU per 10^9 bytes;")
+    print("copies: the CPU time over the time the DMA engine alone takes to copy the frame,")
+    print("all three threads, the receiving application alone (rx app), the engine alone):")
+    print("host app / endpoint app = each end's application thread (CLOCK_THREAD_CPUTIME_ID,")
+    print("its ioctls included); engine = framelink-epf's kthread fl-ep0 (se.sum_exec_runtime);")
+    print("interrupt handlers are charged to the thread they interrupted (no IRQ time accounting)")
+    print(f"{'size':>5} {'run':<16} {'host app':>9} {'ep app':>9} {'engine':>9} {'sum':>9} "
+          f"{'ms/GB':>8} {'copies':>6} {'rx app':>6} {'engine':>6}")
+    for r in one:
+        tot = r["host_app_us"] + r["ep_app_us"] + r["engine_us"]
+        print(f"{human(r['size']):>5} {r['label']:<16} {r['host_app_us']:9.1f} "
+              f"{r['ep_app_us']:9.1f} {r['engine_us']:9.1f} {tot:9.1f} "
+              f"{tot * 1e6 / r['size']:8.1f} {cpu_copies(r, eng_bps):6.2f} "
+              f"{copies(rx_app_us(r), r, eng_bps):6.2f} {copies(r['engine_us'], r, eng_bps):6.2f}")
+    for after, wake, pct in idle:
+        print(f"idle, both applications open, {after} s after the last frame: engine "
+              f"{wake} wake-ups/s, {pct}% of a CPU")
+
+
+def controls(rows, eng_bps):
+    """Negative controls, which must MISS their target.
+
+    One frame in flight (q1, >= 1 MiB): its best row must stay below 95% of the ceiling.
+    One extra copy of each frame at the receiver (>= 4 MiB, q16): pipelined, it hides under
+    the ceiling (99.5-99.7% measured), so it is judged where it costs: the receiving
+    application thread's CPU per frame, whose target its cheapest row must exceed. A control that meets its target shows the bench cannot tell that
+    data path from framelink's. Returns the number of controls that did not miss.
     """
     big = [r for r in rows if r["size"] >= MIB and r["dir"] in ("h2e", "e2h")]
-    checks = [
-        ("one frame in flight (q1), >= 1 MiB",
-         [r for r in big if r["mode"] in ("h2e", "e2h") and r["depth"] == 1]),
-        ("one extra copy of each frame at the receiver (q16), >= 1 MiB",
-         [r for r in big if r["mode"] == "xcopy"]),
-    ]
-    print("\nnegative controls (each must MISS: below 95% of the ceiling), best row:")
+    q1 = [r for r in big if r["mode"] in ("h2e", "e2h") and r["depth"] == 1]
+    xc = [r for r in big if r["mode"] == "xcopy" and r["size"] >= 4 * MIB]
+    print("\nnegative controls (each must MISS its target):")
     bad = 0
-    for name, sel in checks:
-        if not sel:
-            print(f"  {'n/a':7} {name}: no row")
-            bad += 1
-            continue
-        best = max(sel, key=lambda r: r["pct"])
+    if q1:
+        best = max(q1, key=lambda r: r["pct"])
         ok = best["pct"] < 95.0
         bad += not ok
-        print(f"  {'MISS' if ok else 'MET(!)':7} {name}: {best['pct']:.1f}% "
-              f"({human(best['size'])} {best['label']})")
+        print(f"  {'MISS' if ok else 'MET(!)':7} one frame in flight (q1), >= 1 MiB, >= 95% of the "
+              f"ceiling: best {best['pct']:.1f}% ({human(best['size'])} {best['label']})")
+    else:
+        print(f"  {'n/a':7} one frame in flight (q1): no row")
+        bad += 1
+    if xc and eng_bps:
+        best = min(xc, key=lambda r: copies(rx_app_us(r), r, eng_bps))
+        val = copies(rx_app_us(best), best, eng_bps)
+        ok = val > APP_COPIES_MAX
+        bad += not ok
+        print(f"  {'MISS' if ok else 'MET(!)':7} one extra copy at the receiver, >= 4 MiB, the "
+              f"receiving application <= {APP_COPIES_MAX} copies: cheapest {val:.2f} "
+              f"({human(best['size'])} {best['label']}; its throughput "
+              f"{max(r['pct'] for r in xc):.1f}% of the ceiling at best)")
+    else:
+        print(f"  {'n/a':7} one extra copy at the receiver: no row or no reference")
+        bad += 1
     return bad
+
+
+def loglog_save(plt, fig, ax, ylabel, path, legend):
+    """Log-log axes over the frame size, the legend, and the figure written to @path."""
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("frame size (bytes)")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(**legend)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def plots(rows, out):
@@ -160,28 +274,34 @@ def plots(rows, out):
         for key, ls in (("p50_us", "-"), ("p99_us", "--"), ("max_us", ":")):
             ax.plot([r["size"] for r in sel], [r[key] for r in sel], ls, marker=".",
                     label=f"{s} {key[:-3]}")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("frame size (bytes)")
-    ax.set_ylabel("latency (us), SUBMIT to delivery")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6, ncol=2)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "latency.png"), dpi=110)
-    plt.close(fig)
-    print(f"plots: {out}/throughput.png {out}/ceiling.png {out}/latency.png")
+    loglog_save(plt, fig, ax, "latency (us), SUBMIT to delivery", os.path.join(out, "latency.png"),
+                dict(fontsize=6, ncol=2))
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for d in ("h2e", "e2h"):
+        sel = sorted((r for r in rows if r["mode"] == d and r["depth"] > 1), key=lambda r: r["size"])
+        for key, ls in (("host_app_us", "-"), ("ep_app_us", "--"), ("engine_us", ":")):
+            ax.plot([r["size"] for r in sel], [r[key] for r in sel], ls, marker=".",
+                    label=f"{d} q16 {key[:-3]}")
+    loglog_save(plt, fig, ax, "CPU time per frame (us)", os.path.join(out, "cpu.png"),
+                dict(fontsize=7))
+    print(f"plots: {out}/throughput.png {out}/ceiling.png {out}/latency.png {out}/cpu.png")
 
 
 def load_meta(path):
     """The rate line, the reference (csv-ref, csv-off), the allocation counts (csv-alloc) and
     the moderation sweep of a run."""
-    rate, allocs, sweep, ref, off = None, [], [], {}, {}
+    rate, allocs, sweep, ref, off, cap, idle = None, [], [], {}, {}, [], []
     if os.path.exists(path):
         for rec in csv.reader(open(path)):
             if rec and rec[0] == "csv-rate":
                 rate = rec
             elif rec and rec[0] == "csv-ref" and len(rec) == 4:
                 ref[int(rec[1])] = (float(rec[2]), float(rec[3]))
+            elif rec and rec[0] == "csv-cap" and len(rec) == 7 and float(rec[6]):
+                cap.append((int(rec[1]), rec[2], rec[3], int(rec[4]),
+                            100.0 * float(rec[5]) / float(rec[6])))
+            elif rec and rec[0] == "csv-idle" and len(rec) == 4:
+                idle.append((int(rec[1]), int(rec[2]), rec[3]))
             elif rec and rec[0] == "csv-off" and len(rec) == 4:
                 off[int(rec[1])] = (float(rec[2] or 0), float(rec[3] or 0))
             elif rec and rec[0] == "csv-sweep" and len(rec) == 7:
@@ -190,7 +310,7 @@ def load_meta(path):
                 allocs.append({"size": int(rec[2]), "label": f"{rec[1]}, 32 frames",
                                "host": int(rec[4]), "ep": int(rec[5]), "prov": int(rec[6]),
                                "lost": int(rec[7])})
-    return rate, allocs, sweep, ref, off
+    return rate, allocs, sweep, ref, off, cap, idle
 
 
 def reference_table(rate, ref, off):
@@ -266,7 +386,7 @@ def main():
         print(f"bench-report: no rows in {out}/bench.csv")
         four_links(os.path.join(out, "four.csv"))
         return 1
-    rate, allocs, sweep, ref, off = load_meta(os.path.join(out, "meta.csv"))
+    rate, allocs, sweep, ref, off, cap, idle = load_meta(os.path.join(out, "meta.csv"))
     if ref:
         reference_table(rate, ref, off)
     elif rate and len(rate) >= 6:
@@ -281,9 +401,12 @@ def main():
         print(f"slab allocations, {a['label']} more: framelink-host {a['host']}, framelink-epf "
               f"{a['ep']}, DMA provider {a['prov']}" +
               (f" (trace lost {a['lost']} events: incomplete)" if a["lost"] else ""))
+    eng_bps = min(ref[4 * MIB]) * 1e9 if 4 * MIB in ref else 0.0
     sweep_table(sweep)
-    missed = targets(rows, allocs)
-    bad = controls(rows)
+    cpu_table(rows, idle, eng_bps)
+    capacity(cap, rows)
+    missed = targets(rows, allocs, eng_bps, idle)
+    bad = controls(rows, eng_bps)
     four_links(os.path.join(out, "four.csv"))
     plots(rows, out)
     if missed or bad:

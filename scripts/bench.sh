@@ -22,7 +22,7 @@ tail -n 3 "$out/vm.out"
 tr -d '\r' <"$out/console.log" |
 	awk '/FRAMELINK TAP BEGIN/ { on = 1; next } /FRAMELINK TAP END/ { on = 0 } on' >"$out/tap.txt"
 grep '^csv,' "$out/tap.txt" >"$out/bench.csv" || true
-grep -E '^csv-(rate|ref|off|head|alloc|sweep),' "$out/tap.txt" >"$out/meta.csv" || true
+grep -E '^csv-(rate|ref|off|cap|idle|head|alloc|sweep),' "$out/tap.txt" >"$out/meta.csv" || true
 # four links at once (tests/bench/10-four-links.sh)
 grep -E '^csv-four' "$out/tap.txt" >"$out/four.csv" || true
 # Debian's python3: python3-matplotlib is installed for it, whatever python3 is first in PATH

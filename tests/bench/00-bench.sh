@@ -8,8 +8,11 @@
 # and the rate is 1/4 of the slower direction at 4 MiB. framelink's own speed with the model
 # off is measured next to that reference. Then for each frame size: host -> endpoint alone
 # (16 frames in flight), endpoint -> host alone (16), both at once (8 per direction), and the
-# negative controls: one frame in flight, and (1 MiB and up) one extra copy of every frame at
-# the receiver (`framelink stream --extra-copy`). Each end runs in its own thread of
+# negative controls: one frame in flight, and (4 MiB and up) one extra copy of every frame at
+# the receiver (`framelink stream --extra-copy`), which must miss the CPU cost target; then a
+# sweep of rates up to half the engine, and the endpoint's cost while idle. The CPU time of
+# each end's application thread and of the endpoint's engine thread is taken per run. Each
+# end runs in its own thread of
 # `framelink stream`, as on two boards. Each run prints "csv," lines
 # (tools/framelink/stream.c) with the modelled ceiling of its direction appended; then the
 # kernel's own pci-epf-test DMA transfers at the same sizes on the same model, by its own
@@ -54,18 +57,40 @@ framelink info -d $EDEV | grep -E 'backend|dma channels|crossover' | sed 's/^/# 
 framelink info -d $HDEV | grep -E 'features' | sed 's/^/# host /'
 echo "# host irq_batch $(cat /sys/module/framelink_host/parameters/irq_batch)% of the frames in flight"
 
-# run MODE SIZE DEPTH [--extra-copy]: one stream; its csv lines get the mode's ceilings
-# appended (mode "xcopy" for the extra-copy control)
+# The endpoint engine's kthread (fl-ep0) and its CPU time (ns) and context switches from
+# /proc/PID/sched (CONFIG_SCHED_DEBUG): se.sum_exec_runtime is in ms with 6 decimals
+engine_pid() {
+	local c
+	for c in /proc/[0-9]*/comm; do
+		[ "$(cat "$c" 2>/dev/null)" = fl-ep0 ] && { c=${c%/comm}; echo "${c#/proc/}"; return; }
+	done
+}
+engine_ns() {
+	awk '$1 == "se.sum_exec_runtime" { split($3, a, "."); printf "%.0f\n", a[1] * 1e6 + substr(a[2] "000000", 1, 6) }' \
+		/proc/"$EPID"/sched 2>/dev/null
+}
+engine_switches() { awk '$1 == "nr_switches" { print $3 }' /proc/"$EPID"/sched 2>/dev/null; }
+
+# run MODE SIZE DEPTH [--extra-copy]: one stream; its csv lines get the endpoint engine's
+# CPU microseconds per frame (of either direction) and the mode's ceilings appended (mode
+# "xcopy" for the extra-copy control)
 run() {
 	echo 1 >$LOOPDBG/link_model_reset
+	# the engine thread may start after the host's device appeared (the link-up event)
+	[ -n "$EPID" ] && [ -d /proc/"$EPID" ] || EPID=$(engine_pid)
+	e0=$(engine_ns)
 	framelink stream -m "$1" -s "$(bytes "$2")" -n "$(frames "$(bytes "$2")" "$3")" -q "$3" --csv \
 		$4 >/tmp/stream.out 2>&1
 	rc=$?
+	e1=$(engine_ns)
+	[ -n "$e0" ] && [ -n "$e1" ] || { rc=1; echo "# the engine thread fl-ep0 (${EPID:-none}) not measured"; }
+	eng=$(awk -F, -v d=$((${e1:-0} - ${e0:-0})) '/^csv,/ { n += $6 }
+		END { printf "%.1f", n ? d / 1000 / n : 0 }' /tmp/stream.out)
 	grep -v '^csv,' /tmp/stream.out | sed 's/^/# /'
 	grep '^csv,' /tmp/stream.out | while IFS=, read -r _ m d rest; do
 		c=$(ceil "$([ "$d" = h2e ] && echo read || echo write)")
 		[ -n "$4" ] && m=xcopy
-		echo "csv,$m,$d,$rest,$c,$(model read_restarts),$(model write_restarts)"
+		echo "csv,$m,$d,$rest,$eng,$c,$(model read_restarts),$(model write_restarts)"
 	done
 	if [ $rc -eq 0 ]; then t_ok "bench: $1 $2 q$3 $4"; else t_fail "bench: $1 $2 q$3 $4" "exit $rc"; fi
 }
@@ -89,7 +114,7 @@ t_check "bench: the model's rate is set (>= 80 Mbit/s)" test "$rate" -ge 80
 echo "$rate" >$LOOPDBG/rate_mbps
 sed 's/^/# /' $LOOPDBG/link_model | grep -E 'rate|payload|overhead|mps|mrrs'
 
-echo "csv-head,mode,dir,size,depth,frames,ns,gbps,fps,p50_us,p99_us,max_us,irq_per_frame,raise_per_frame,dma,cpu,bad,react_p50_us,react_p99_us,react_max_us,reads_per_frame,ceiling_gbps,read_restarts,write_restarts"
+echo "csv-head,mode,dir,size,depth,frames,ns,gbps,fps,p50_us,p99_us,max_us,irq_per_frame,raise_per_frame,dma,cpu,bad,react_p50_us,react_p99_us,react_max_us,reads_per_frame,host_app_us,ep_app_us,engine_us,ceiling_gbps,read_restarts,write_restarts"
 # One way: 16 frames in flight (every host buffer, every slot); both at once: 8 each way (the
 # buffers split); and the one-frame control.
 for s in $SIZES; do
@@ -98,10 +123,29 @@ for s in $SIZES; do
 	run both "$s" 8
 	run h2e "$s" 1
 	run e2h "$s" 1
-	[ "$(bytes "$s")" -ge 1048576 ] || continue
+	[ "$(bytes "$s")" -ge 4194304 ] || continue
 	run h2e "$s" 16 --extra-copy
 	run e2h "$s" 16 --extra-copy
 done
+
+# ---- how much of the engine framelink holds: a fixed sweep of rates (information) ----
+# 1/4, 1/3 and 1/2 of the engine's 4 MiB speed, 1, 4 and 8 MiB, 16 in flight, each way:
+# "csv-cap,DEN,fl,DIR,SIZE,GBPS,CEILING" (the rate is 1/DEN of the engine)
+set -- $ref4
+for den in 3 2; do
+	awk -v a="$1" -v b="$2" -v d=$den 'BEGIN { m = a < b ? a : b; print int(m * 8000 / d) }' \
+		>$LOOPDBG/rate_mbps
+	for s in 1M 4M 8M; do
+		for m in h2e e2h; do
+			echo 1 >$LOOPDBG/link_model_reset
+			framelink stream -m $m -s "$(bytes $s)" -n "$(frames "$(bytes $s)" 16)" -q 16 \
+				--csv >/tmp/cap.out 2>&1 || t_fail "bench: capacity 1/$den $m $s" "exit $?"
+			g=$(awk -F, '/^csv,/ { print $8 }' /tmp/cap.out)
+			echo "csv-cap,$den,fl,$m,$(bytes $s),${g:-0},$(ceil "$([ $m = h2e ] && echo read || echo write)")"
+		done
+	done
+done
+echo "$rate" >$LOOPDBG/rate_mbps
 
 # ---- moderation sweep: interrupts per frame against latency spread, 1 MiB, 16 in flight ----
 for b in 0 20 25 30 33 50 75; do
@@ -123,6 +167,31 @@ for m in h2e e2h; do
 	echo "# allocations $m 1 MiB (host epf provider overrun): 16 frames: $1 $2 $3 $4; 48 frames: $5 $6 $7 $8"
 	echo "csv-alloc,$m,1048576,32,$(($5 - $1)),$(($6 - $2)),$(($7 - $3)),$(($4 + $8))"
 done
+
+# ---- the endpoint's cost while idle: both applications open, no frames ----
+# The engine polls the doorbell with back-off while a session is open (poll_min_us to
+# poll_max_us); its wake-ups (context switches) per second and CPU share over the second
+# after 1 s and after 10 s without traffic: "csv-idle,AFTER_S,WAKEUPS_PER_S,CPU_PCT"
+framelink recv -d $HDEV -n 0 -t 30000 >/tmp/idle-h.out 2>&1 &
+ih=$!
+framelink recv -d $EDEV -n 0 -t 30000 >/tmp/idle-e.out 2>&1 &
+ie=$!
+sleep 1
+t_check "idle: the engine thread is the one measured during the runs" test "$(engine_pid)" = "$EPID"
+for after in 1 10; do
+	s0=$(engine_switches)
+	c0=$(engine_ns)
+	sleep 1
+	s1=$(engine_switches)
+	c1=$(engine_ns)
+	echo "# idle ${after} s after the last frame (both applications open): engine" \
+		"$((s1 - s0)) wake-ups/s, $(awk -v d=$((c1 - c0)) 'BEGIN { printf "%.2f", d / 1e7 }')% CPU"
+	echo "csv-idle,$after,$((s1 - s0)),$(awk -v d=$((c1 - c0)) 'BEGIN { printf "%.3f", d / 1e7 }')"
+	t_check "idle: $after s: the engine's counters read" test -n "$s0" -a -n "$s1" -a -n "$c0" -a -n "$c1"
+	[ $after = 1 ] && sleep 8
+done
+kill -INT $ih $ie 2>/dev/null
+wait $ih $ie 2>/dev/null
 
 # ---- the kernel's own pair on the same model: pci-epf-test DMA reads and writes ----
 t_check "pcitest: unbind framelink" fl_unbind
@@ -147,7 +216,7 @@ for s in $SIZES; do
 		c=$(ceil "$([ $op = r ] && echo read || echo write)")
 		# pcitest-time DIR SIZE n N ok K ns T gbps G p50_us P p99_us Q max_us M
 		[ "$1" = pcitest-time ] && echo "csv,pcitest-e2e,$d,$b,1,$5,$9,${11},$(awk -v n="$5" \
-			-v t="$9" 'BEGIN { printf "%.1f", t ? n * 1e9 / t : 0 }'),${13},${15},${17},0,0,$5,0,$(($5 - $7)),0,0,0,0,$c,0,0"
+			-v t="$9" 'BEGIN { printf "%.1f", t ? n * 1e9 / t : 0 }'),${13},${15},${17},0,0,$5,0,$(($5 - $7)),0,0,0,0,0,0,0,$c,0,0"
 		if [ $ptrc -eq 0 ]; then t_ok "pcitest: $op $s timed from user space"; else
 			t_fail "pcitest: $op $s timed from user space" "exit $ptrc"; fi
 		# its own timer (pci-epf-test's dmesg line), one transfer
@@ -159,7 +228,7 @@ for s in $SIZES; do
 		kbs=$(dmesg | sed -n 's/.*DMA: YES.*Rate: \([0-9]*\) KB\/s.*/\1/p' | tail -n1)
 		d=$([ $op = r ] && echo h2e || echo e2h)
 		c=$(ceil "$([ $op = r ] && echo read || echo write)")
-		[ -n "$kbs" ] && echo "csv,pcitest,$d,$b,1,1,0,$(awk -v k="$kbs" 'BEGIN { printf "%.6f", k * 1000 / 1e9 }'),0,0,0,0,0,0,1,0,0,0,0,0,0,$c,0,0"
+		[ -n "$kbs" ] && echo "csv,pcitest,$d,$b,1,1,0,$(awk -v k="$kbs" 'BEGIN { printf "%.6f", k * 1000 / 1e9 }'),0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,$c,0,0"
 		if [ $rc -eq 0 ] && [ -n "$kbs" ]; then t_ok "pcitest: $op $s"; else
 			sed 's/^/# /' /tmp/pt.out; t_fail "pcitest: $op $s" "exit $rc, rate '${kbs}'"; fi
 	done

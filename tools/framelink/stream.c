@@ -29,8 +29,10 @@
  * --csv adds one "csv," line per direction, with two more measures: the reaction time
  * (SUBMIT to the endpoint issuing the frame's copy, from the completions' ts_dma_start:
  * with one frame in flight the doorbell-to-DMA time, with more it includes waiting for the
- * frames ahead) as p50/p99/max, and the CPU loads across the link per frame (both ends'
- * link_reads).
+ * frames ahead) as p50/p99/max, the CPU loads across the link per frame (both ends'
+ * link_reads), and the CPU time per frame of each end's application thread (host, then
+ * endpoint: CLOCK_THREAD_CPUTIME_ID over the thread's loop, its ioctls included; a frame of
+ * either direction in a two-way run).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -39,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "libframelink.h"
 #include "stream.h"
@@ -239,6 +242,7 @@ struct st_end {
 	const struct st_opts *o;
 	pthread_t thread;
 	int ret;
+	u64 cpu_ns;	/* the thread's CPU time over its loop (its ioctls included) */
 };
 
 /* Frames still to send, sender buffers still out, or frames still to receive on this end */
@@ -285,17 +289,29 @@ static int st_end_loop(struct st_end *e)
 	}
 }
 
+/* This thread's CPU time in ns (user and system: the loop's ioctls are its system time) */
+static u64 st_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
 static void *st_end_thread(void *arg)
 {
 	struct st_end *e = arg;
+	u64 t0 = st_thread_cpu_ns();
 
 	e->ret = st_end_loop(e);
+	e->cpu_ns = st_thread_cpu_ns() - t0;
 	return NULL;
 }
 
-/* The host's end and the endpoint's end, each in its own thread */
+/* The host's end and the endpoint's end, each in its own thread; their CPU time to @cpu_ns */
 static int st_run(struct fl_dev *h, struct fl_dev *e, struct st_dir *dirs, int ndirs,
-		  const struct st_opts *o)
+		  const struct st_opts *o, u64 cpu_ns[2])
 {
 	struct st_end ends[2] = { { .d = h, .dirs = dirs, .ndirs = ndirs, .o = o },
 				  { .d = e, .dirs = dirs, .ndirs = ndirs, .o = o } };
@@ -311,6 +327,7 @@ static int st_run(struct fl_dev *h, struct fl_dev *e, struct st_dir *dirs, int n
 		pthread_join(ends[k].thread, NULL);
 		if (!ret)
 			ret = ends[k].ret;
+		cpu_ns[k] = ends[k].cpu_ns;
 	}
 	return ret;
 }
@@ -364,8 +381,12 @@ static void st_window_stats(const struct st_dir *s, int ndirs, struct fl_stats *
 	st_delta(w_e, h2e ? &s->w_rx[0] : &s->w_tx[0], h2e ? &s->w_rx[1] : &s->w_tx[1]);
 }
 
+/*
+ * @app_us: CPU microseconds per frame of the host's and the endpoint's application thread
+ * (a frame of either direction in a two-way run)
+ */
 static void st_print(const struct st_dir *s, const struct st_opts *o, const struct fl_stats *d_e,
-		     int ndirs)
+		     int ndirs, const double app_us[2])
 {
 	u64 n = s->received - s->bad, bad = s->bad + s->txbad;
 	u64 ns = s->t_last > s->t0 ? s->t_last - s->t0 : 1;
@@ -387,8 +408,9 @@ static void st_print(const struct st_dir *s, const struct st_opts *o, const stru
 	printf("%.6f,%.1f,%.1f,%.1f,%.1f,", gbps, fps, p50 / 1e3, p99 / 1e3, max / 1e3);
 	printf("%.4f,%.4f,%llu,%llu,%llu,", w_h.interrupts / fr, w_e.interrupts / fr,
 	       d_e->dma_transfers, d_e->cpu_transfers, bad);
-	printf("%.1f,%.1f,%.1f,%.4f\n", react.p50 / 1e3, react.p99 / 1e3, react.max / 1e3,
+	printf("%.1f,%.1f,%.1f,%.4f,", react.p50 / 1e3, react.p99 / 1e3, react.max / 1e3,
 	       (w_h.link_reads + w_e.link_reads) / fr);
+	printf("%.1f,%.1f\n", app_us[0], app_us[1]);
 }
 
 static int st_parse(int argc, char **argv, struct st_opts *o)
@@ -467,6 +489,8 @@ int cmd_stream(int argc, char **argv)
 {
 	struct fl_stats e0, e1, de = { 0 };
 	struct st_dir dirs[2] = { 0 };
+	u64 cpu_ns[2] = { 0 }, frames = 0;
+	double app_us[2];
 	struct fl_dev h, e;
 	struct st_opts o;
 	int ndirs = 0, k, ret, fail = 0;
@@ -486,7 +510,7 @@ int cmd_stream(int argc, char **argv)
 	ret = st_setup(&h, &e, &o, dirs, &ndirs);
 	fl_dev_stats(&e, &e0);
 	if (!ret)
-		ret = st_run(&h, &e, dirs, ndirs, &o);
+		ret = st_run(&h, &e, dirs, ndirs, &o, cpu_ns);
 	fl_dev_stats(&e, &e1);
 	st_delta(&de, &e0, &e1);
 	if (ret)
@@ -494,14 +518,20 @@ int cmd_stream(int argc, char **argv)
 	printf("%-5s %8s %8s %3s %8s %9s %9s %9s %9s %7s %7s %7s %7s %4s\n", "dir", "size",
 	       "frames", "q", "GB/s", "frames/s", "p50_us", "p99_us", "max_us", "irq/fr",
 	       "raise/fr", "dma", "cpu", "bad");
+	for (k = 0; k < ndirs; k++)
+		frames += dirs[k].received;
+	for (k = 0; k < 2; k++)
+		app_us[k] = frames ? cpu_ns[k] / 1e3 / (double)frames : 0;
 	for (k = 0; k < ndirs; k++) {
-		st_print(&dirs[k], &o, &de, ndirs);
+		st_print(&dirs[k], &o, &de, ndirs, app_us);
 		fail |= dirs[k].bad || dirs[k].txbad || dirs[k].received < dirs[k].count;
 		free(dirs[k].tsub);
 		free(dirs[k].lat);
 		free(dirs[k].react);
 		free(dirs[k].scratch);
 	}
+	printf("cpu per frame: host application %.1f us, endpoint application %.1f us (ioctls included)\n",
+	       app_us[0], app_us[1]);
 	fl_dev_close(&e);
 	fl_dev_close(&h);
 	return ret || fail;
