@@ -530,8 +530,9 @@ int cmd_stream(int argc, char **argv)
 		free(dirs[k].react);
 		free(dirs[k].scratch);
 	}
-	printf("cpu per frame: host application %.1f us, endpoint application %.1f us (ioctls included)\n",
+	printf("cpu per frame: host application %.1f us, endpoint application %.1f us",
 	       app_us[0], app_us[1]);
+	printf(" (ioctls included)\n");
 	fl_dev_close(&e);
 	fl_dev_close(&h);
 	return ret || fail;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * loop-dmatest: an endpoint function's DMA user on pci-epc-loop's dmaengine
- * channels, for tests/vm/25-epc-loop-dma.sh.
+ * channels, for tests/vm/25-epc-loop-dma.sh and make bench's reference (the
+ * lab's DMA engine with no framelink code in the loop, tests/bench/bench-lib.sh).
  *
  * The "host" buffers are ordinary pages of System RAM (the loop accepts
  * System RAM as PCI addresses), the local buffers are pages mapped for the
