@@ -89,12 +89,12 @@ def targets(rows, allocs, eng_bps, idle):
     ]
     late = [{"size": 0, "label": f"{i[0]} s idle", "wake": i[1], "pct": float(i[2])}
             for i in idle if i[0] >= 10]
-    if IDLE_WAKEUPS_MAX is not None:
-        checks.append((f"idle 10 s: engine wake-ups/s <= {IDLE_WAKEUPS_MAX}", late,
-                       lambda r: r["wake"], IDLE_WAKEUPS_MAX, False))
-    if IDLE_CPU_PCT_MAX is not None:
-        checks.append((f"idle 10 s: engine CPU <= {IDLE_CPU_PCT_MAX}%", late,
-                       lambda r: r["pct"], IDLE_CPU_PCT_MAX, False))
+    checks += [
+        (f"idle 10 s: engine wake-ups/s <= {IDLE_WAKEUPS_MAX}", late,
+         lambda r: r["wake"], IDLE_WAKEUPS_MAX, False),
+        (f"idle 10 s: engine CPU <= {IDLE_CPU_PCT_MAX}%", late,
+         lambda r: r["pct"], IDLE_CPU_PCT_MAX, False),
+    ]
     print("\ntargets (issues 10 and 28), worst case of the rows each applies to:")
     missed = 0
     for name, sel, val, lim, higher in checks:
@@ -351,7 +351,7 @@ def four_links(path):
         return
     rate, links, sums = None, [], []
     for rec in csv.reader(open(path)):
-        if rec and rec[0] == "csv-four-rate" and len(rec) in (4, 6):
+        if rec and rec[0] == "csv-four-rate" and len(rec) == 6:
             rate = rec
         elif rec and rec[0] == "csv-four" and len(rec) == 10:
             links.append(rec[1:])
@@ -360,13 +360,10 @@ def four_links(path):
     if not links:
         return
     print("\nfour links at once (pci-epc-loop links=4, tegra234-edma + j784s4, 1 MiB frames):")
-    if rate and len(rate) == 6:
+    if rate:
         print(f"  framelink, model off, the slowest link: h2e {rate[1]} GB/s, e2h {rate[2]} "
               f"GB/s; model rate {rate[3]} Mbit/s per link: 1/16 of the DMA engine alone at "
               f"4 MiB (read {rate[4]}, write {rate[5]} GB/s)")
-    elif rate:
-        print(f"  model off, the slowest link: h2e {rate[1]} GB/s, e2h {rate[2]} GB/s; model "
-              f"rate {rate[3]} Mbit/s per link (half of it)")
     print(f"{'run':<6} {'dir':>4} {'link':>4} {'q':>3} {'frames':>6} {'GB/s':>7} {'ceiling':>7} "
           f"{'ratio':>6}")
     for m, d, link, _size, q, fr, g, c, r in links:
@@ -387,15 +384,7 @@ def main():
         four_links(os.path.join(out, "four.csv"))
         return 1
     rate, allocs, sweep, ref, off, cap, idle = load_meta(os.path.join(out, "meta.csv"))
-    if ref:
-        reference_table(rate, ref, off)
-    elif rate and len(rate) >= 6:
-        print(f"model off: 4 MiB h2e {rate[1]} GB/s, e2h {rate[2]} GB/s; 64 KiB h2e {rate[4]} "
-              f"GB/s, e2h {rate[5]} GB/s; model rate {rate[3]} Mbit/s (the lower of 1/4 of the "
-              "4 MiB speed and 1/2 of the 64 KiB speed)")
-    elif rate:
-        print(f"copy speed with the model off: h2e {rate[1]} GB/s, e2h {rate[2]} GB/s; "
-              f"model rate {rate[3]} Mbit/s (1/4 of the slower)")
+    reference_table(rate, ref, off)
     table(rows)
     for a in allocs:
         print(f"slab allocations, {a['label']} more: framelink-host {a['host']}, framelink-epf "

@@ -87,8 +87,7 @@ four h2e 8 48
 sr=$(cat /tmp/four.[0-3] | awk -F, '/^csv,/ { if (m == "" || $8 < m) m = $8 } END { print m + 0 }')
 four e2h 8 48
 sw=$(cat /tmp/four.[0-3] | awk -F, '/^csv,/ { if (m == "" || $8 < m) m = $8 } END { print m + 0 }')
-rate=$(awk -v s="$ref4" 'BEGIN { split(s, a, " "); m = a[1] < a[2] ? a[1] : a[2]
-	print int(m * 8000 / 16) }')
+rate=$(bench_rate 16)
 echo "# model off, four links at once, 1 MiB q8: slowest link h2e $sr GB/s, e2h $sw GB/s"
 echo "# rate_mbps $rate per link: 1/16 of the DMA engine alone at 4 MiB ($ref4 GB/s)"
 echo "csv-four-rate,$sr,$sw,$rate,$(echo $ref4 | tr ' ' ,)"

@@ -11,6 +11,12 @@
 
 BENCH_D=/sys/kernel/debug/loop-dmatest
 
+# bench_rate DEN: rate_mbps for 1/DEN of the engine's slower direction at 4 MiB ($ref4)
+bench_rate() {
+	awk -v s="$ref4" -v d="$1" 'BEGIN { split(s, a, " "); m = a[1] < a[2] ? a[1] : a[2]
+		print int(m * 8000 / d) }'
+}
+
 # bench_dres DIR FIELD: FIELD of loop-dmatest's result line for DIR
 bench_dres() {
 	awk -v k="$1" -v f="$2" '$1 == k { for (i = 2; i < NF; i++) if ($i == f) print $(i + 1) }' \
