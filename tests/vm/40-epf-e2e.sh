@@ -166,7 +166,7 @@ t_check "linkdown: echo's frames failed only ENOLINK/ECANCELED ($n), exit $rc sa
 proto_errors() { framelink stats -d $EPDEV | awk '/protocol_errors/ {print $2}'; }
 before=$(proto_errors)
 t_check "hostile: corrupt tx_prod in BAR0" sh -c "echo '0 0x300 4' >$LOOPDBG/corrupt_bar"
-t_check "hostile: protocol error counted" wait_for 50 sh -c "[ \$(framelink stats -d $EPDEV | awk '/protocol_errors/ {print \$2}') -gt $before ]"
+t_check "hostile: protocol error counted" framelink-testtool stat-wait $EPDEV protocol_errors gt $before 5000
 t_check "hostile: logged" sh -c "dmesg | grep -q 'protocol error from the host'"
 t_check "hostile: re-link" sh -c "echo down >$LOOPDBG/link && echo up >$LOOPDBG/link"
 t_check "hostile: host device back" wait_for 150 test -c $HDEV

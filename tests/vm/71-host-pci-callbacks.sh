@@ -58,7 +58,7 @@ stream_start() {
 	echo_pid=$!
 	framelink bench -d $HDEV -s 64K -n 1000000 >/tmp/bench71-$1.out 2>&1 &
 	bench_pid=$!
-	wait_for 300 sh -c "[ \$(framelink stats -d $HDEV | awk '\$1 == \"tx_frames:\" { print \$2 }') -ge $((t0 + 20)) ]"
+	framelink-testtool stat-wait $HDEV tx_frames ge $((t0 + 20)) 30000
 }
 
 # hold_echo (aer-frozen): stop the endpoint's echo so the host's posted RX buffers (and TX
@@ -172,7 +172,7 @@ aer_normal_case() {
 	echo "# $p aer-normal: $r"
 	t_check "$p aer-normal: can-recover, resume called" \
 		sh -c "echo '$r' | grep -q 'error_detected(normal) -> can-recover, mmio_enabled -> recovered, resume called'"
-	wait_for 50 sh -c "[ \$(framelink stats -d $HDEV | awk '\$1 == \"queue_resets:\" { print \$2 }') -gt $q0 ]"
+	framelink-testtool stat-wait $HDEV queue_resets gt $q0 5000
 	sleep 2
 	# before the bench ends: its last close with frames out resets the queue once more
 	q1=$(hstat queue_resets)

@@ -81,7 +81,7 @@ p0=$(hstat protocol_errors)
 pr0=$(dmesg | grep -c 'cq_prod past the ring')
 framelink bench -d $HDEV -s 4K -n 34000 >/tmp/80-bench.out 2>&1 &
 bpid=$!
-wait_for 300 sh -c "[ \$(framelink stats -d $HDEV | sed -n 's/^rx_frames: *//p') -ge 16 ]"
+framelink-testtool stat-wait $HDEV rx_frames ge 16 30000
 va=$(cq_va 2>/tmp/80-va.err)
 sed 's/^/# /' /tmp/80-va.err
 echo "# completion area: $va (ioremap VA, offset)"

@@ -182,21 +182,22 @@ fig_qreset() {
 	framelink bench -d $HDEV -s 16K -n 2000000 >/tmp/fig-qbench.out 2>&1 &
 	bpid=$!
 	rx=$(fl_stat $HDEV rx_frames)
-	wait_for 300 sh -c "[ \$(framelink stats -d $HDEV | sed -n 's/^rx_frames: *//p') -gt $((rx + 8)) ]"
+	framelink-testtool stat-wait $HDEV rx_frames gt $((rx + 8)) 30000
 	qs=$(fl_stat $HDEV queue_resets)
 	while [ $i -lt $FIG_QRESET ] && fig_time_left; do
 		q0=$(fl_stat $HDEV queue_resets)
 		r=$(echo "$bdf aer-normal" >$CB && cat $CB)
-		if ! echo "$r" | grep -q 'error_detected(normal) -> can-recover'; then
-			echo "# qreset $((i + 1)): $r"
-			fail=$((fail + 1))
-		fi
-		if ! wait_for 100 sh -c "[ \$(framelink stats -d $HDEV | sed -n 's/^queue_resets: *//p') -gt $q0 ]"; then
+		case "$r" in
+		*'error_detected(normal) -> can-recover'*) ;;
+		*) echo "# qreset $((i + 1)): $r"
+			fail=$((fail + 1)) ;;
+		esac
+		if ! framelink-testtool stat-wait $HDEV queue_resets gt $q0 10000; then
 			echo "# qreset $((i + 1)): queue_resets stayed $q0"
 			fail=$((fail + 1))
 		fi
 		rx=$(fl_stat $HDEV rx_frames)
-		if ! wait_for 100 sh -c "[ \$(framelink stats -d $HDEV | sed -n 's/^rx_frames: *//p') -ge $((rx + 4)) ]"; then
+		if ! framelink-testtool stat-wait $HDEV rx_frames ge $((rx + 4)) 10000; then
 			echo "# qreset $((i + 1)): stream did not resume within 10 s (rx_frames $rx)"
 			fail=$((fail + 1))
 		fi
@@ -238,7 +239,7 @@ fig_qreset() {
 # -EIO, exactly one per error injected; no transfer leaked (dma_leaked), the engine idle and
 # a verified bench afterwards.
 fig_dma_one() {
-	local _tx=$1 _err=$2 _a0 _a1 _rc _spid _hit=1
+	local _tx=$1 _err=$2 _a0 _a1 _rc _spid _hit=1 _ok
 	_a0=$(fl_stat $EDEV dma_aborts)
 	if [ $_err = 1 ]; then
 		echo 1 >$LOOPDBG/fail_dma
@@ -261,14 +262,16 @@ fig_dma_one() {
 		_rc=$?
 	fi
 	_a1=$(fl_stat $EDEV dma_aborts)
-	fig_sent_ok=$((fig_sent_ok + $(tally_n /tmp/fig-dsend.out send OK)))
+	tally_line /tmp/fig-dsend.out send
+	tally_count OK
+	_ok=$tally_c
+	tally_count EIO
+	fig_sent_ok=$((fig_sent_ok + _ok))
 	if [ $_err = 1 ]; then
-		[ $_rc = 1 ] && [ "$(tally_n /tmp/fig-dsend.out send EIO)" = 1 ] &&
-			[ "$(tally_n /tmp/fig-dsend.out send OK)" = 1 ] &&
-			tally_only /tmp/fig-dsend.out send EIO && [ $((_a1 - _a0)) = 1 ] && return 0
+		[ $_rc = 1 ] && [ "$tally_c" = 1 ] && [ "$_ok" = 1 ] && tally_only_l EIO &&
+			[ $((_a1 - _a0)) = 1 ] && return 0
 	else
-		[ $_rc = 0 ] && [ "$(tally_n /tmp/fig-dsend.out send OK)" = 2 ] &&
-			[ "$_a1" = "$_a0" ] && [ $_hit = 1 ] && return 0
+		[ $_rc = 0 ] && [ "$_ok" = 2 ] && [ "$_a1" = "$_a0" ] && [ $_hit = 1 ] && return 0
 	fi
 	echo "# dma: injection $fig_i ($([ $_err = 1 ] && echo error || echo "stall, hit a transfer: $_hit"), sender $_tx): exit $_rc, dma_aborts $_a0 -> $_a1"
 	sed 's/^/# send: /' /tmp/fig-dsend.out | tail -n 4
@@ -349,7 +352,7 @@ fig_link() {
 		rx=$(fl_stat $HDEV rx_frames)
 		framelink bench -d $HDEV -s 16K -n 1000000 >/tmp/fig-lbench.out 2>&1 &
 		bpid=$!
-		if ! wait_for 200 sh -c "[ \$(framelink stats -d $HDEV | sed -n 's/^rx_frames: *//p') -ge $((${rx:-0} + 4)) ]"; then
+		if ! framelink-testtool stat-wait $HDEV rx_frames ge $((${rx:-0} + 4)) 20000; then
 			echo "# link $((i + 1)): the stream did not start"
 			ok=0
 		fi

@@ -99,9 +99,10 @@ fl_down() {
 	rmmod framelink_host && rmmod framelink_epf && rmmod pci_epc_loop
 }
 
-# fl_stat DEV NAME: one FL_IOC_STATS counter of DEV, read through `framelink stats` (empty
-# when unreadable).
-fl_stat() { framelink stats -d $1 | sed -n "s/^$2: *//p"; }
+# fl_stat DEV NAME: one FL_IOC_STATS counter of DEV, by name as `framelink stats` prints it
+# (empty when unreadable). One program, not `framelink stats | sed`: a process costs ~50 ms
+# in the test VM, and the figures read counters a few times per injection.
+fl_stat() { framelink-testtool stat $1 $2 2>/dev/null; }
 
 # fl_stream N [SIZE [SECONDS]]: N round trips of SIZE (default 64K) from the host's bench
 # through the endpoint's echo, bounded (default 120 s); the bench's exit status. The last
@@ -196,29 +197,46 @@ fl_kselftest_skips() {
 	fi
 }
 
-# tally_only FILE WHO ALLOWED [ENDS]: the app's "WHO: status:" line names no errno outside
-# ALLOWED (a |-list; OK and an end=EINTR from our SIGINT aside), and an end only from ENDS
-# (default ALLOWED)
-tally_only() {
-	local _line _tok _nm
-	_line=$(grep "^$2: status:" $1 | tail -1)
-	[ -n "$_line" ] || return 1
-	for _tok in ${_line#*status:}; do
+# tally_line FILE WHO: the app's last "WHO: status:" line, in $tally_l (one process; the
+# figures read a few tallies per injection, and a process costs ~50 ms in the test VM)
+tally_line() { tally_l=$(sed -n "/^$2: status:/h; \${x;p;}" $1); }
+
+# tally_count NAME: NAME's count in $tally_l, in $tally_c (0 when absent; builtins only)
+tally_count() {
+	local _tok
+	tally_c=0
+	for _tok in ${tally_l#*status:}; do
+		case "$_tok" in "$1="*) tally_c=${_tok#*=}; return ;; esac
+	done
+}
+
+# tally_only_l ALLOWED [ENDS]: $tally_l exists and names no errno outside ALLOWED (a |-list;
+# OK and an end=EINTR from our SIGINT aside), and an end only from ENDS (default ALLOWED)
+tally_only_l() {
+	local _tok _nm
+	[ -n "$tally_l" ] || return 1
+	for _tok in ${tally_l#*status:}; do
 		_nm=${_tok%%=*}
 		case "$_nm" in
 		OK) ;;
-		end) [ "${_tok#end=}" = EINTR ] || echo "|${4:-$3}|" | grep -q "|${_tok#end=}|" ||
-			return 1 ;;
-		*) echo "|$3|" | grep -q "|$_nm|" || return 1 ;;
+		end) [ "${_tok#end=}" = EINTR ] && continue
+			case "|${2:-$1}|" in *"|${_tok#end=}|"*) ;; *) return 1 ;; esac ;;
+		*) case "|$1|" in *"|$_nm|"*) ;; *) return 1 ;; esac ;;
 		esac
 	done
 }
 
+# tally_only FILE WHO ALLOWED [ENDS]: tally_only_l on the app's "WHO: status:" line
+tally_only() {
+	tally_line "$1" "$2"
+	tally_only_l "$3" "$4"
+}
+
 # tally_n FILE WHO NAME: one count of the app's status line (0 when absent)
 tally_n() {
-	local _v
-	_v=$(grep "^$2: status:" $1 | tail -1 | tr ' ' '\n' | sed -n "s/^$3=//p")
-	echo "${_v:-0}"
+	tally_line "$1" "$2"
+	tally_count "$3"
+	echo "$tally_c"
 }
 
 # kml_reset: kmemleak forgets what it reported so far; kml_count counts from here. Right
@@ -231,18 +249,24 @@ kml_reset() {
 	kml_scanned=0
 }
 
-# kml_count: kmemleak's unreferenced objects since kml_reset (two scans after its 5 s minimum
-# age), in $kml_n, the report to the log (it fails the run there too). Run it before the
-# modules unload: their frames in the backtraces still have names. No kmemleak: 0, said.
+# kml_count: kmemleak's unreferenced objects since kml_reset, in $kml_n, the report to the
+# log (it fails the run there too). Run it before the modules unload: their frames in the
+# backtraces still have names. No kmemleak: 0, said.
+# Two scans, as kmemleak needs (the first records each object's checksum; an object changed
+# since the last scan is not reported), and the second starts 6 s after the first: it reports
+# only objects allocated 5 s before it starts (MSECS_MIN_AGE against jiffies_last_scan, set at
+# the scan's start, mm/kmemleak.c), so everything allocated before this call. The first scan
+# (~5 s in the test kernel) runs inside that wait instead of after a sleep of its own.
 kml_count() {
-	local _k=/sys/kernel/debug/kmemleak
+	local _k=/sys/kernel/debug/kmemleak _t
 	kml_n=0
 	if [ ! -w $_k ]; then
 		echo "# no kmemleak in this kernel: no leak counted"
 		return 0
 	fi
-	sleep 6
+	_t=$(($(cut -d. -f1 /proc/uptime) + 7))
 	echo scan >$_k
+	while [ "$(cut -d. -f1 /proc/uptime)" -lt $_t ]; do sleep 0.2; done
 	echo scan >$_k
 	kml_n=$(grep -c '^unreferenced object' $_k)
 	[ "$kml_n" -gt 0 ] && sed 's/^/# kmemleak: /' $_k | head -n 80

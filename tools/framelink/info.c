@@ -107,29 +107,13 @@ int cmd_info(struct opts *o)
 
 static void print_stats(const struct fl_stats *s)
 {
-	printf("tx_frames:        %llu\n", (unsigned long long)s->tx_frames);
-	printf("tx_bytes:         %llu\n", (unsigned long long)s->tx_bytes);
-	printf("rx_frames:        %llu\n", (unsigned long long)s->rx_frames);
-	printf("rx_bytes:         %llu\n", (unsigned long long)s->rx_bytes);
-	printf("errors:           %llu\n", (unsigned long long)s->errors);
-	printf("protocol_errors:  %llu\n", (unsigned long long)s->protocol_errors);
-	printf("interrupts:       %llu\n", (unsigned long long)s->interrupts);
-	printf("dma_transfers:    %llu\n", (unsigned long long)s->dma_transfers);
-	printf("cpu_transfers:    %llu\n", (unsigned long long)s->cpu_transfers);
-	printf("polls:            %llu\n", (unsigned long long)s->polls);
-	printf("poll_interval_us: %llu\n", (unsigned long long)s->poll_interval_us);
-	printf("reaction_ns_max:  %llu\n", (unsigned long long)s->reaction_ns_max);
-	printf("safety_wakeups:   %llu\n", (unsigned long long)s->safety_wakeups);
-	printf("queue_resets:     %llu\n", (unsigned long long)s->queue_resets);
-	printf("dma_aborts:       %llu\n", (unsigned long long)s->dma_aborts);
-	printf("dma_leaked:       %llu\n", (unsigned long long)s->dma_leaked);
-	printf("status_repairs:   %llu\n", (unsigned long long)s->status_repairs);
-	printf("intx_retries:     %llu\n", (unsigned long long)s->intx_retries);
-	printf("link_reads:       %llu\n", (unsigned long long)s->link_reads);
-	printf("batch_irqs:       %llu\n", (unsigned long long)s->batch_irqs);
-	printf("early_irqs:       %llu\n", (unsigned long long)s->early_irqs);
-	printf("stale_irqs:       %llu\n", (unsigned long long)s->stale_irqs);
-	printf("tx_imported:      %llu\n", (unsigned long long)s->tx_imported);
+	const char *name;
+	u64 val;
+	u32 i;
+
+	for (i = 0; (name = fl_stats_field(s, i, &val)); i++)
+		printf("%s:%*s%llu\n", name, (int)(17 - strlen(name)), "",
+		       (unsigned long long)val);
 }
 
 int cmd_stats(struct opts *o)

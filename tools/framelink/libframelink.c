@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,49 @@ int fl_dev_info(struct fl_dev *d, struct fl_info *info)
 int fl_dev_stats(struct fl_dev *d, struct fl_stats *stats)
 {
 	return ioctl(d->fd, FL_IOC_STATS, stats) ? -errno : 0;
+}
+
+#define FL_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* struct fl_stats's counters in the order `framelink stats` prints them */
+#define FL_STAT(f) { #f, offsetof(struct fl_stats, f) }
+static const struct {
+	const char *name;
+	size_t off;
+} fl_stats_fields[] = {
+	FL_STAT(tx_frames),
+	FL_STAT(tx_bytes),
+	FL_STAT(rx_frames),
+	FL_STAT(rx_bytes),
+	FL_STAT(errors),
+	FL_STAT(protocol_errors),
+	FL_STAT(interrupts),
+	FL_STAT(dma_transfers),
+	FL_STAT(cpu_transfers),
+	FL_STAT(polls),
+	FL_STAT(poll_interval_us),
+	FL_STAT(reaction_ns_max),
+	FL_STAT(safety_wakeups),
+	FL_STAT(queue_resets),
+	FL_STAT(dma_aborts),
+	FL_STAT(dma_leaked),
+	FL_STAT(status_repairs),
+	FL_STAT(intx_retries),
+	FL_STAT(link_reads),
+	FL_STAT(batch_irqs),
+	FL_STAT(early_irqs),
+	FL_STAT(stale_irqs),
+	FL_STAT(tx_imported),
+};
+
+#undef FL_STAT
+
+const char *fl_stats_field(const struct fl_stats *s, u32 i, u64 *val)
+{
+	if (i >= FL_ARRAY_SIZE(fl_stats_fields))
+		return NULL;
+	memcpy(val, (const char *)s + fl_stats_fields[i].off, sizeof(*val));
+	return fl_stats_fields[i].name;
 }
 
 static int fl_dev_batch(struct fl_dev *d, unsigned long cmd, const void *ptr, u32 n,

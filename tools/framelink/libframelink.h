@@ -49,6 +49,12 @@ int fl_dev_info(struct fl_dev *d, struct fl_info *info);
 int fl_dev_stats(struct fl_dev *d, struct fl_stats *stats);
 
 /*
+ * Counter @i of @s (0, 1, ... in `framelink stats` order): its name, its value in *@val;
+ * NULL past the last one.
+ */
+const char *fl_stats_field(const struct fl_stats *s, u32 i, u64 *val);
+
+/*
  * SUBMIT @n frames / POST @n buffers. *@done (may be NULL) gets how many were accepted; on
  * an error it is the index of the entry that failed.
  */

@@ -19,6 +19,12 @@
  *   framelink-testtool pcitest-time DEV r|w SIZE COUNT
  *                          the kernel's pci-epf-test DMA transfers timed from user space
  *                          (make bench: the same measure as framelink's streams)
+ *   framelink-testtool stat DEV NAME
+ *                          one counter of FL_IOC_STATS (a name `framelink stats` prints)
+ *   framelink-testtool stat-wait DEV NAME gt|ge VALUE MS
+ *                          wait up to MS milliseconds for the counter to pass VALUE,
+ *                          polling every 5 ms in this process: one program where a shell
+ *                          loop ran three a poll (~0.15 s each in the test VM)
  *
  * OFFSET, LENGTH and VALUE take 0x and K/M suffixes. Exit status: 0 when the command did
  * what it checks, 1 on a failure, 2 on bad usage.
@@ -50,7 +56,10 @@ static void usage(FILE *f)
 		"                                 buffers mapped across a removal: SIGBUS?\n"
 		"  reap-cut DEV READY             frames queued, REAP across a link cut\n"
 		"  pcitest-time DEV r|w SIZE COUNT\n"
-		"                                 pci-epf-test DMA transfers timed from user space\n");
+		"                                 pci-epf-test DMA transfers timed from user space\n"
+		"  stat DEV NAME                  one FL_IOC_STATS counter\n"
+		"  stat-wait DEV NAME gt|ge VALUE MS\n"
+		"                                 wait for the counter to pass VALUE\n");
 }
 
 /*
@@ -525,6 +534,82 @@ static int cmd_pcitest_time(int argc, char **argv)
 	return ok == count ? 0 : 1;
 }
 
+/* Counter @name of the device open on @fd into *@val: 0, 1 said on a failure */
+static int stat_read(int fd, const char *dev, const char *name, u64 *val)
+{
+	struct fl_stats s;
+	const char *n;
+	u32 i;
+
+	if (ioctl(fd, FL_IOC_STATS, &s)) {
+		fprintf(stderr, "framelink-testtool: %s: STATS: %s\n", dev, strerror(errno));
+		return 1;
+	}
+	for (i = 0; (n = fl_stats_field(&s, i, val)); i++)
+		if (!strcmp(n, name))
+			return 0;
+	fprintf(stderr, "framelink-testtool: no counter '%s'\n", name);
+	return 1;
+}
+
+/* stat DEV NAME: the value on stdout */
+static int cmd_stat(int argc, char **argv)
+{
+	int fd, ret;
+	u64 val;
+
+	if (argc != 4) {
+		usage(stderr);
+		return 2;
+	}
+	fd = open(argv[2], O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "framelink-testtool: %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	ret = stat_read(fd, argv[2], argv[3], &val);
+	close(fd);
+	if (!ret)
+		printf("%llu\n", (unsigned long long)val);
+	return ret;
+}
+
+/*
+ * stat-wait DEV NAME gt|ge VALUE MS: 0 once the counter is above (gt) or at least (ge)
+ * VALUE, 1 with the last value said when MS pass first or the device goes away
+ */
+static int cmd_stat_wait(int argc, char **argv)
+{
+	u64 want, ms, val = 0, end;
+	int fd, ret, gt;
+
+	if (argc != 7 || (strcmp(argv[4], "gt") && strcmp(argv[4], "ge")) ||
+	    fl_parse_size(argv[5], &want) || fl_parse_size(argv[6], &ms)) {
+		usage(stderr);
+		return 2;
+	}
+	gt = argv[4][1] == 't';
+	fd = open(argv[2], O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "framelink-testtool: %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	end = fl_now_ns() + ms * 1000000;
+	while (!(ret = stat_read(fd, argv[2], argv[3], &val))) {
+		if (gt ? val > want : val >= want)
+			break;
+		if (fl_now_ns() >= end) {
+			fprintf(stderr, "framelink-testtool: %s stayed %llu after %llu ms\n",
+				argv[3], (unsigned long long)val, (unsigned long long)ms);
+			ret = 1;
+			break;
+		}
+		usleep(5000);
+	}
+	close(fd);
+	return ret;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -534,6 +619,8 @@ static const struct {
 	{ "hold", cmd_hold },
 	{ "reap-cut", cmd_reap_cut },
 	{ "pcitest-time", cmd_pcitest_time },
+	{ "stat", cmd_stat },
+	{ "stat-wait", cmd_stat_wait },
 };
 
 int main(int argc, char **argv)
