@@ -19,6 +19,8 @@
 #  - aer-frozen window (tegra234-edma; issue 27 item 3.4): an endpoint send between
 #    error_detected(frozen) and the link reset moves no byte into host memory (the lab's DMA
 #    refused: bus mastering already off when the buffers went back);
+#  - aer-perm while the reset error_detected(io_normal) queued has not run (tegra234-edma;
+#    cd07875): fl-pcicb's aer-normal-hold keeps that work pending; the app ends at once;
 #  - probe (tegra234-edma; issue 27 item 3.11): Bus Master Enable left on before the bind, as
 #    a kdump kernel may find it, is off while probe reads the header (fl-delay holds
 #    fl_setup_read_header() 1.5 s), and on again once the queue runs.
@@ -250,6 +252,52 @@ aer_perm_case() {
 	verified "$p aer-perm"
 }
 
+# now_cs: uptime in centiseconds (builtins only)
+now_cs() {
+	local _u _r
+	read -r _u _r </proc/uptime
+	echo "${_u%.*}${_u#*.}"
+}
+
+# aer-perm while a reset is queued and has not run (cd07875): aer-normal-hold calls
+# error_detected(io_normal), which queues the queue reset on its CPU's pool (CPU 1), and keeps
+# CPU 1 busy for 3 s, so the work stays pending; aer-perm from CPU 0 meanwhile cancels it in
+# fl_live_stop(). The bench (CPU 0), waiting for that reset, must end with ENOLINK at once:
+# before cd07875 nothing ended the cancelled reset, and the bench sat out two 5 s waits in
+# SUBMIT/POST and two more in its last close (the bound here is 5 s; 20 s were seen).
+perm_queued_case() {
+	local p=$1 r rc hp t0 t1
+	taskset -p -c 0 $$ >/dev/null
+	stream_start $p-permq || t_fail "$p aer-perm, reset queued: frames flow before"
+	taskset -c 1 sh -c "echo '$BDF aer-normal-hold' >$CB" &
+	hp=$!
+	t_check "$p aer-perm, reset queued: error_detected(normal), CPU 1 held" \
+		wait_for 50 grep -qx 1 /sys/module/fl_pcicb/parameters/holding
+	r=$(cb aer-perm)
+	t0=$(now_cs)
+	t_check "$p aer-perm, reset queued: CPU 1 still held when aer-perm returned (the reset's work had not run)" \
+		grep -qx 1 /sys/module/fl_pcicb/parameters/holding
+	echo "# $p aer-perm, reset queued: $r"
+	wait_bounded $bench_pid 30
+	rc=$?
+	t1=$(now_cs)
+	wait_bounded $hp 10
+	kill $echo_pid 2>/dev/null
+	wait $echo_pid 2>/dev/null
+	taskset -p -c 0-1 $$ >/dev/null
+	echo "# $p aer-perm, reset queued: bench exit $rc $((t1 - t0)) cs after aer-perm: $(grep -v 'bench: frame' /tmp/bench71-$p-permq.out | tail -n 2 | tr '\n' '|')"
+	t_check "$p aer-perm, reset queued: the bench ended with ENOLINK" \
+		sh -c "[ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q 'ENOLINK' /tmp/bench71-$p-permq.out"
+	t_check "$p aer-perm, reset queued: ... within 5 s of aer-perm ($((t1 - t0)) cs)" \
+		test $((t1 - t0)) -lt 500
+	t_check "$p aer-perm, reset queued: removed" \
+		sh -c "echo 1 >/sys/bus/pci/devices/$BDF/remove && test ! -e $HDEV"
+	fl_unbind
+	t_check "$p aer-perm, reset queued: function back after a link cycle" fl_bind
+	BDF=$(bdf)
+	verified "$p aer-perm, reset queued"
+}
+
 # aer-frozen window (issue 27 item 3.4): the host's buffers went back to its app at
 # error_detected(frozen); the link reset comes reset_ms later (3 s here). An endpoint that
 # sends meanwhile, into the host buffers it was given before, must not reach host memory: the
@@ -325,6 +373,7 @@ for p in tegra234-edma jetpack; do
 		aer_perm_case $p
 		if [ $p = tegra234-edma ]; then
 			frozen_window_case $p
+			perm_queued_case $p
 			probe_bme_case $p
 		fi
 		t_check "$p: tear down and unload" down

@@ -21,6 +21,13 @@
  *              device then counts as disconnected: config reads give all-ones), and
  *              ->error_detected(io_perm_failure). The device stays disconnected; remove it
  *              (sysfs) to get it back.
+ *  aer-normal-hold
+ *              ->error_detected(io_normal) alone, then this CPU kept busy for hold_ms
+ *              (module parameter; holding reads 1 meanwhile) without a scheduling point:
+ *              on the test kernel (PREEMPT_NONE) nothing else runs on it, so a work the
+ *              callback queued on this CPU's pool stays pending. A second error reported
+ *              from another CPU meanwhile (aer-perm) lands before that work runs, as a
+ *              mutex handoff can order them on a board (cd07875). No recovery follows.
  * Each callback runs with the device lock held, as report_error_detected() and friends
  * take it. Never built for a board: only with FL_BUILD=tests.
  *
@@ -51,6 +58,14 @@ static unsigned int reset_ms = 200;
 module_param(reset_ms, uint, 0644);
 MODULE_PARM_DESC(reset_ms,
 		 "aer-frozen: ms between error_detected() and slot_reset(), the link reset (default 200)");
+
+static unsigned int hold_ms = 3000;
+module_param(hold_ms, uint, 0644);
+MODULE_PARM_DESC(hold_ms, "aer-normal-hold: how long the CPU is kept, at most 5000 (default 3000)");
+
+static int holding;
+module_param(holding, int, 0444);
+MODULE_PARM_DESC(holding, "1 while aer-normal-hold keeps its CPU (read-only)");
 
 static struct dentry *fl_pcicb_dir;
 
@@ -235,8 +250,31 @@ static int fl_pcicb_aer(struct pci_dev *pdev, pci_channel_state_t state, char *r
 	return 0;
 }
 
+/*
+ * Busy for hold_ms on this CPU: mdelay() has no scheduling point, and with PREEMPT_NONE a
+ * task in the kernel is not preempted, so the works woken on this CPU wait. Below the soft
+ * lockup (20 s) and RCU stall (21 s) bounds.
+ */
+static void fl_pcicb_hold_cpu(void)
+{
+	unsigned int ms = min(READ_ONCE(hold_ms), 5000U);
+
+	WRITE_ONCE(holding, 1);
+	while (ms--)
+		mdelay(1);
+	WRITE_ONCE(holding, 0);
+}
+
 static int fl_pcicb_call(struct pci_dev *pdev, const char *op, char *res)
 {
+	if (!strcmp(op, "aer-normal-hold")) {
+		if (!fl_pcicb_driver(pdev))
+			return -ENOENT;
+		snprintf(res, FL_PCICB_LINE, "error_detected(normal) -> %s, then held %u ms\n",
+			 fl_pcicb_ers(fl_pcicb_detected(pdev, pci_channel_io_normal)),
+			 min(READ_ONCE(hold_ms), 5000U));
+		return 0;
+	}
 	if (!strcmp(op, "shutdown"))
 		return fl_pcicb_shutdown(pdev, res);
 	if (!strcmp(op, "aer-frozen"))
@@ -255,6 +293,7 @@ static ssize_t fl_pcicb_write(struct file *file, const char __user *ubuf, size_t
 	struct pci_dev *pdev;
 	struct device *dev;
 	char *op, *name;
+	bool hold;
 	int ret;
 
 	if (len >= sizeof(buf))
@@ -272,13 +311,17 @@ static ssize_t fl_pcicb_write(struct file *file, const char __user *ubuf, size_t
 		return -ENODEV;
 	pdev = to_pci_dev(dev);
 
+	hold = !strcmp(op, "aer-normal-hold");
 	mutex_lock(&fl_pcicb_lock);
 	ret = fl_pcicb_call(pdev, op, res);
-	if (!ret) {
+	if (!ret)
 		strscpy(fl_pcicb_result, res, sizeof(fl_pcicb_result));
-		dev_info(&pdev->dev, "fl-pcicb %s: %s", op, res);
-	}
 	mutex_unlock(&fl_pcicb_lock);
+	/* before any printk: flushing the console is a scheduling point (cond_resched()) */
+	if (!ret && hold)
+		fl_pcicb_hold_cpu();
+	if (!ret)
+		dev_info(&pdev->dev, "fl-pcicb %s: %s", op, res);
 	put_device(dev);
 	return ret ? ret : len;
 }
