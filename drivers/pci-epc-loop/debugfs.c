@@ -7,6 +7,8 @@
  *   rate_mbps   link model rate, 0 = unlimited
  *   setup_ns    link model per-transfer setup time
  *   fail_dma    fail the next N DMA transfers
+ *   corrupt_dma flip a bit in the middle of each of the next N DMA chunks (the
+ *               idealised and dw engines; a check of the data path's checks)
  *   drop_irq    drop the next N interrupts
  *   dup_irq     deliver the next N interrupts twice
  *   fail_irq    fail the next N raises (-EINVAL)
@@ -230,6 +232,8 @@ void loop_debugfs_init(struct pci_epc_loop *loop)
 	debugfs_create_u32("rate_mbps", 0600, d, &loop->rate_mbps);
 	debugfs_create_u32("setup_ns", 0600, d, &loop->setup_ns);
 	debugfs_create_file_unsafe("fail_dma", 0600, d, &loop->fail_dma,
+				   &loop_atomic_fops);
+	debugfs_create_file_unsafe("corrupt_dma", 0600, d, &loop->corrupt_dma,
 				   &loop_atomic_fops);
 	debugfs_create_file_unsafe("drop_irq", 0600, d, &loop->drop_irq,
 				   &loop_atomic_fops);

@@ -350,6 +350,7 @@ struct loop_intr {
  * @model_start_late_ns: per direction: how long the last idle channel's
  *			 worker took to start after issue_pending
  * @fail_dma: fail the next N DMA transfers
+ * @corrupt_dma: flip one bit in each of the next N DMA chunks copied
  * @drop_irq: drop the next N interrupts
  * @dup_irq: duplicate the next N interrupts
  * @fail_irq: fail the next N raises with -EINVAL
@@ -448,6 +449,7 @@ struct pci_epc_loop {
 	atomic64_t model_start_late_ns[2];
 
 	atomic_t fail_dma;
+	atomic_t corrupt_dma;
 	atomic_t drop_irq;
 	atomic_t dup_irq;
 	atomic_t fail_irq;
