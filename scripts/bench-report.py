@@ -32,7 +32,9 @@ def load(path):
                 r[k] = float(r[k])
             r["pct"] = 100.0 * r["gbps"] / r["ceiling_gbps"] if r["ceiling_gbps"] else 0.0
             r["label"] = {"pcitest": "pci-epf-test ", "pcitest-e2e": "pci-epf-test e2e ",
-                          "both": "both: ", "xcopy": "xcopy: "}.get(r["mode"], "") + \
+                          "both": "both: ", "xcopy": "xcopy: ",
+                          "verified": "verified: ", "verified-both": "verified both: "}.get(
+                              r["mode"], "") + \
                 r["dir"] + ("" if r["mode"].startswith("pcitest") else f" q{int(r['depth'])}")
             rows.append(r)
     return rows
@@ -376,6 +378,23 @@ def four_links(path):
               f"{float(mn):6.3f} {float(j):6.4f}")
 
 
+def verified(rows):
+    """The runs that checked every byte (`framelink stream --verify`), beside the timed ones.
+
+    The timed runs check each frame's stamps (its first and last 8 bytes and the first 8 of
+    each 4 KiB page); these add a sum over every byte, one more read of each frame on the
+    receiving end, which on the emulated CPU costs about the link's own rate, so their GB/s
+    is shown, not judged. Returns 1 (a failure) when there is none, or a frame came back
+    wrong in any run.
+    """
+    ver = [r for r in rows if r["mode"].startswith("verified")]
+    frames = int(sum(r["frames"] for r in ver))
+    bad = int(sum(r["bad"] for r in rows))
+    print(f"\nevery byte checked (framelink stream --verify, beside the timed runs): {len(ver)} "
+          f"runs, {frames} frames; frames wrong in all runs: {bad}")
+    return 1 if not ver or bad else 0
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
     rows = load(os.path.join(out, "bench.csv"))
@@ -396,6 +415,7 @@ def main():
     capacity(cap, rows)
     missed = targets(rows, allocs, eng_bps, idle)
     bad = controls(rows, eng_bps)
+    missed += verified(rows)
     four_links(os.path.join(out, "four.csv"))
     plots(rows, out)
     if missed or bad:

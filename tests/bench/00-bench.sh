@@ -9,7 +9,9 @@
 # off is measured next to that reference. Then for each frame size: host -> endpoint alone
 # (16 frames in flight), endpoint -> host alone (16), both at once (8 per direction), and the
 # negative controls: one frame in flight, and (4 MiB and up) one extra copy of every frame at
-# the receiver (`framelink stream --extra-copy`), which must miss the CPU cost target; then a
+# the receiver (`framelink stream --extra-copy`), which must miss the CPU cost target; beside
+# them, each way and both at once again with every byte of every frame checked (`--verify`:
+# the timed runs check each frame's stamps, first and last 8 bytes and each 4 KiB page); then a
 # sweep of rates up to half the engine, and the endpoint's cost while idle. The CPU time of
 # each end's application thread and of the endpoint's engine thread is taken per run. Each
 # end runs in its own thread of
@@ -70,9 +72,10 @@ engine_ns() {
 }
 engine_switches() { awk '$1 == "nr_switches" { print $3 }' /proc/"$EPID"/sched 2>/dev/null; }
 
-# run MODE SIZE DEPTH [--extra-copy]: one stream; its csv lines get the endpoint engine's
-# CPU microseconds per frame (of either direction) and the mode's ceilings appended (mode
-# "xcopy" for the extra-copy control)
+# run MODE SIZE DEPTH [--extra-copy|--verify]: one stream; its csv lines get the endpoint
+# engine's CPU microseconds per frame (of either direction) and the mode's ceilings appended
+# (mode "xcopy" for the extra-copy control, "verified" / "verified-both" for a run that checks
+# every byte)
 run() {
 	echo 1 >$LOOPDBG/link_model_reset
 	# the engine thread may start after the host's device appeared (the link-up event)
@@ -88,7 +91,10 @@ run() {
 	grep -v '^csv,' /tmp/stream.out | sed 's/^/# /'
 	grep '^csv,' /tmp/stream.out | while IFS=, read -r _ m d rest; do
 		c=$(ceil "$([ "$d" = h2e ] && echo read || echo write)")
-		[ -n "$4" ] && m=xcopy
+		case "$4" in
+		--extra-copy) m=xcopy ;;
+		--verify) m=verified$([ "$1" = both ] && echo -both) ;;
+		esac
 		echo "csv,$m,$d,$rest,$eng,$c,$(model read_restarts),$(model write_restarts)"
 	done
 	if [ $rc -eq 0 ]; then t_ok "bench: $1 $2 q$3 $4"; else t_fail "bench: $1 $2 q$3 $4" "exit $rc"; fi
@@ -120,6 +126,11 @@ for s in $SIZES; do
 	run h2e "$s" 16
 	run e2h "$s" 16
 	run both "$s" 8
+	# every byte checked, beside the timed runs (one more read of each frame would be the
+	# emulated CPU's limit in them)
+	run h2e "$s" 16 --verify
+	run e2h "$s" 16 --verify
+	run both "$s" 8 --verify
 	run h2e "$s" 1
 	run e2h "$s" 1
 	[ "$(bytes "$s")" -ge 4194304 ] || continue

@@ -13,7 +13,9 @@
 # B  numbers override: crossover=8192 rd_crossover=0 are read back, reported "configured",
 #    nothing is measured, frames follow them at the boundary, and the kselftest's
 #    sizes_both_ways checks the split there and one byte either side (both variants run:
-#    writes below 8 KiB by CPU, every read by DMA).
+#    writes below 8 KiB by CPU, every read by DMA). There, `framelink stream --verify` (every
+#    byte of every frame: make bench's verified runs) must catch one bit the lab's DMA flips
+#    (pci-epc-loop corrupt_dma) in each direction: one bad frame, "payload sum", exit 1.
 # C  tegra234 (no DMA channels), "auto": both crossovers "no DMA: CPU".
 # D  configfs: garbage is refused with EINVAL and changes nothing; "auto" and a number are
 #    read back as written; a write while bound is refused with EBUSY.
@@ -173,6 +175,16 @@ if t_check "B: tegra234-edma up, crossover=8192 rd_crossover=0" \
 	path "B: reads" h2e 16 dma
 	t_check "B: still configured after the resets" \
 		test "$(xo crossover) $(how crossover)" = "8192 configured"
+	for m in h2e e2h; do
+		echo 1 >$LOOPDBG/corrupt_dma
+		framelink stream -m $m -s 65536 -n 4 -q 1 --verify >/tmp/xo-corrupt.out 2>&1
+		rc=$?
+		grep 'bad frame' /tmp/xo-corrupt.out | sed 's/^/# /'
+		t_check "B: stream $m: a bit the DMA flipped is one bad frame (payload sum), exit 1" \
+			sh -c "[ $rc = 1 ] && [ \$(grep -c 'bad frame' /tmp/xo-corrupt.out) = 1 ] &&
+				grep -q 'bad frame (payload sum)' /tmp/xo-corrupt.out"
+		t_check "B: stream $m: the flip was made" test "$(cat $LOOPDBG/corrupt_dma)" = 0
+	done
 	t_run_tap "kselftest.crossover" framelink_test -t sizes_both_ways
 fi
 t_check "B: tear down" fl_down

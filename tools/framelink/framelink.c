@@ -11,7 +11,8 @@
  *   framelink echo  [-d DEV] [-n COUNT] [-t MS]          (endpoint side)
  *   framelink bench [-d DEV] -s SIZES -n COUNT [-b BATCH] [-p PEERDEV] [-L US] (host side)
  *   framelink stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV]
- *                    [--csv] [--extra-copy] (both ends in one machine: the lab; stream.c)
+ *                    [--csv] [--extra-copy] [--verify] (both ends in one machine: the lab;
+ *                    stream.c)
  *   framelink check [-d DEV] [-t MS]      (API conformance: documented errors, ownership)
  *   framelink export [-d DEV] -s SLOT     (endpoint: a slot as a dma-buf, FL_IOC_EXPORT)
  *   framelink capture [-d DEV] [--video PATH|BUS_INFO] [-n COUNT] [--crc] [--copy] ...
@@ -51,9 +52,11 @@ static void usage(FILE *f)
 		"  echo  [-d DEV] [-n COUNT] [-t MS]   endpoint: invert + CRC each frame, send it back\n"
 		"  bench [-d DEV] -s SIZE[,SIZE...] -n COUNT [-b BATCH] [-p PEERDEV] [-L US]\n"
 		"  stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV] [--csv]\n"
-		"         [--extra-copy]           both ends here (the lab): one- or two-way stream;\n"
+		"         [--extra-copy] [--verify]\n"
+		"                                 both ends here (the lab): one- or two-way stream;\n"
 		"                                 --extra-copy: the receiver copies each frame once more\n"
-		"                                 (make bench's negative control)\n"
+		"                                 (make bench's negative control); --verify: every\n"
+		"                                 byte checked (a sum over each frame)\n"
 		"  check [-d DEV] [-t MS]         ioctl error paths and buffer ownership\n"
 		"  capture [-d DEV] [--video PATH|BUS_INFO] [-n COUNT] [--crc] [--copy] ...\n"
 		"                                 host: V4L2 frames sent from imported dma-bufs\n"

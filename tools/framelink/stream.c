@@ -5,16 +5,19 @@
  * bench`:
  *
  *   framelink stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV]
- *                    [--csv] [--extra-copy]
+ *                    [--csv] [--extra-copy] [--verify]
  *
  * Each end runs in its own thread and waits on its own device only, as on two boards (one
  * poll() over both devices would let an endpoint event harvest the host's completions without
  * the host's interrupt). Each sender keeps up to DEPTH frames in flight (submitted, its buffer
- * not yet completed): DEPTH 1 is the one-frame-at-a-time control. The sender stamps each
- * frame's cookie into its first and last 8 bytes; the receiver checks both and poisons them
- * before the buffer goes back, so a frame that did not arrive (or arrived short) cannot pass
- * as a later one. The payload between is not checked: the emulated CPU would otherwise be the
- * bench's limit (the kselftest and `framelink bench` check every byte).
+ * not yet completed): DEPTH 1 is the one-frame-at-a-time control. Each frame's cookie is
+ * stamped into its first and last 8 bytes, which the receiver checks and poisons (payload.h),
+ * so a frame that did not arrive, or arrived short, cannot pass for a later one. --verify
+ * checks every byte: the cookie also at the start of each 4 KiB page, each sender buffer
+ * filled with a pattern of its own before the run, and the receiver compares a 64-bit sum
+ * over the frame. That is one more read of every frame on the receiving end, and a store to
+ * every page on the sending end (which cost the sender 7-13 us a page in the lab), so make
+ * bench runs it beside the timed runs, not in them.
  * --extra-copy makes the receiver copy every frame once more before it checks it: make
  * bench's negative control, a data path with one copy too many, which must miss the target.
  *
@@ -44,19 +47,21 @@
 #include <time.h>
 
 #include "libframelink.h"
+#include "payload.h"
 #include "stream.h"
 
 #define ST_MAX_BATCH	FL_RING_MAX_ENTRIES
-#define ST_POISON	0x5a5a5a5a5a5a5a5aull
 
 /* One direction: @tx sends from its buffers @txb, @rx receives into its buffers @rxb. */
 struct st_dir {
 	const char *name;
 	struct fl_dev *tx, *rx;
-	u32 txb[ST_MAX_BATCH], ntxfree, ntx;
+	u32 txb[ST_MAX_BATCH], ntxfree, ntx, txfirst;
 	u32 rxb[ST_MAX_BATCH], nrx;
+	struct pl_sum sum[ST_MAX_BATCH];	/* --verify: by sender buffer - txfirst */
 	u64 count, sent, received, bad, txbad, tag;
 	u64 *tsub, *lat, nlat, *react, nreact;
+	u32 *tbuf;				/* the sender buffer of each frame */
 	u64 t0, t_last;
 	u64 w_lo, w_hi;				/* the steady window: frames [w_lo, w_hi) */
 	u8 *scratch;				/* --extra-copy: where each frame is copied */
@@ -72,28 +77,29 @@ struct st_opts {
 	const char *host, *ep, *mode;
 	u64 size, count;
 	u32 depth;
-	int csv, extra_copy;
+	int csv, extra_copy, verify;
 };
 
-static void st_stamp(struct fl_dev *d, u32 buf, u64 size, u64 cookie)
+/*
+ * Frame @fno of @s, received in @buf: every stamp holds the cookie (then poisoned for the
+ * buffer's next use) and, with --verify, the sum matches the sender buffer's. NULL, or what
+ * is wrong.
+ */
+static const char *st_check(struct st_dir *s, const struct st_opts *o, u32 buf, u64 cookie,
+			    u64 fno)
 {
-	u8 *p = fl_dev_buf(d, buf);
+	u8 *p = fl_dev_buf(s->rx, buf);
+	u32 tb = __atomic_load_n(&s->tbuf[fno], __ATOMIC_ACQUIRE) - s->txfirst;
+	struct pl_sum sum;
 
-	memcpy(p, &cookie, 8);
-	memcpy(p + size - 8, &cookie, 8);
-}
-
-/* Both stamps equal @cookie? Then poison them for the buffer's next use. */
-static int st_check(struct fl_dev *d, u32 buf, u64 size, u64 cookie)
-{
-	u8 *p = fl_dev_buf(d, buf);
-	u64 a, b, poison = ST_POISON;
-
-	memcpy(&a, p, 8);
-	memcpy(&b, p + size - 8, 8);
-	memcpy(p, &poison, 8);
-	memcpy(p + size - 8, &poison, 8);
-	return a == cookie && b == cookie;
+	if (!pl_take_stamps(p, o->size, cookie, o->verify))
+		return "stamp";
+	if (!o->verify)
+		return NULL;
+	sum = pl_sum(p, o->size);
+	if (tb >= s->ntx || sum.a != s->sum[tb].a || sum.b != s->sum[tb].b)
+		return "payload sum";
+	return NULL;
 }
 
 /* Buffers @first..@first+@n-1 of @d: the sender's free list or the receiver's posted set */
@@ -110,7 +116,8 @@ static int st_dir_init(struct st_dir *s, const struct st_opts *o, u32 txfirst, u
 	s->tsub = calloc(o->count, sizeof(*s->tsub));
 	s->lat = calloc(o->count, sizeof(*s->lat));
 	s->react = calloc(o->count, sizeof(*s->react));
-	if (!s->tsub || !s->lat || !s->react)
+	s->tbuf = calloc(o->count, sizeof(*s->tbuf));
+	if (!s->tsub || !s->lat || !s->react || !s->tbuf)
 		return -ENOMEM;
 	if (o->extra_copy) {
 		s->scratch = malloc(o->size);
@@ -123,12 +130,17 @@ static int st_dir_init(struct st_dir *s, const struct st_opts *o, u32 txfirst, u
 	ntx = ntx < ST_MAX_BATCH ? ntx : ST_MAX_BATCH;
 	nrx = nrx < s->rx->info.rx_depth ? nrx : s->rx->info.rx_depth;
 	nrx = nrx < ST_MAX_BATCH ? nrx : ST_MAX_BATCH;
-	for (i = 0; i < ntx; i++)
+	for (i = 0; i < ntx; i++) {
 		s->txb[s->ntxfree++] = txfirst + ntx - 1 - i;
+		if (o->verify)
+			s->sum[i] = pl_fill(fl_dev_buf(s->tx, txfirst + i), o->size, s->tag,
+					    txfirst + i);
+	}
 	s->ntx = ntx;
+	s->txfirst = txfirst;
 	for (i = 0; i < nrx; i++) {
 		s->rxb[i] = rxfirst + i;
-		st_check(s->rx, rxfirst + i, o->size, 0);	/* poison */
+		pl_take_stamps(fl_dev_buf(s->rx, rxfirst + i), o->size, 0, 1);	/* poison */
 	}
 	s->nrx = nrx;
 	return fl_dev_post(s->rx, s->rxb, nrx, NULL);
@@ -145,7 +157,8 @@ static int st_dir_send(struct st_dir *s, const struct st_opts *o)
 		u32 b = s->txb[--s->ntxfree];
 		u64 cookie = s->tag << 48 | (s->sent + k);
 
-		st_stamp(s->tx, b, o->size, cookie);
+		pl_stamp(fl_dev_buf(s->tx, b), o->size, cookie, o->verify);
+		__atomic_store_n(&s->tbuf[s->sent + k], b, __ATOMIC_RELEASE);
 		f[k] = (struct fl_frame){ .buf = b, .bytes = (u32)o->size, .flags = FL_FRAME_EOF,
 					  .cookie = cookie };
 		k++;
@@ -178,6 +191,7 @@ static void st_window(struct st_dir *s, u64 received)
 static int st_dir_rx(struct st_dir *s, const struct st_opts *o, const struct fl_completion *c)
 {
 	u64 fno = c->cookie & 0xffffffffu;
+	const char *wrong = "header";
 
 	/*
 	 * The bench's negative control (make bench): one more copy of every frame on the
@@ -188,10 +202,11 @@ static int st_dir_rx(struct st_dir *s, const struct st_opts *o, const struct fl_
 		__asm__ __volatile__("" : : "r"(s->scratch) : "memory");
 	}
 
-	if (c->status || c->cookie >> 48 != s->tag || fno >= s->count || c->bytes != o->size ||
-	    !st_check(s->rx, c->buf, o->size, c->cookie)) {
-		fprintf(stderr, "framelink: stream %s: bad frame: buf %u cookie %#llx",
-			s->name, c->buf, c->cookie);
+	if (!c->status && c->cookie >> 48 == s->tag && fno < s->count && c->bytes == o->size)
+		wrong = st_check(s, o, c->buf, c->cookie, fno);
+	if (wrong) {
+		fprintf(stderr, "framelink: stream %s: bad frame (%s): buf %u cookie %#llx",
+			s->name, wrong, c->buf, c->cookie);
 		fprintf(stderr, " %u bytes status %d\n", c->bytes, c->status);
 		s->bad++;
 	} else {
@@ -416,7 +431,8 @@ static void st_print(const struct st_dir *s, const struct st_opts *o, const stru
 static int st_parse(int argc, char **argv, struct st_opts *o)
 {
 	static const struct option lo[] = { { "csv", no_argument, NULL, 'c' },
-					    { "extra-copy", no_argument, NULL, 'x' }, { } };
+					    { "extra-copy", no_argument, NULL, 'x' },
+					    { "verify", no_argument, NULL, 'v' }, { } };
 	char *end;
 	int ch;
 
@@ -452,6 +468,9 @@ static int st_parse(int argc, char **argv, struct st_opts *o)
 			break;
 		case 'x':
 			o->extra_copy = 1;
+			break;
+		case 'v':
+			o->verify = 1;
 			break;
 		default:
 			return -EINVAL;
@@ -497,7 +516,8 @@ int cmd_stream(int argc, char **argv)
 
 	if (st_parse(argc, argv, &o)) {
 		fputs("usage: framelink stream -m h2e|e2h|both -s SIZE -n COUNT", stderr);
-		fputs(" [-q DEPTH] [-d HOSTDEV] [-p EPDEV] [--csv] [--extra-copy]\n", stderr);
+		fputs(" [-q DEPTH] [-d HOSTDEV] [-p EPDEV] [--csv] [--extra-copy] [--verify]\n",
+		      stderr);
 		return 2;
 	}
 	ret = fl_dev_open(&h, o.host, 1);
@@ -528,11 +548,12 @@ int cmd_stream(int argc, char **argv)
 		free(dirs[k].tsub);
 		free(dirs[k].lat);
 		free(dirs[k].react);
+		free(dirs[k].tbuf);
 		free(dirs[k].scratch);
 	}
 	printf("cpu per frame: host application %.1f us, endpoint application %.1f us",
 	       app_us[0], app_us[1]);
-	printf(" (ioctls included)\n");
+	printf(" (ioctls included%s)\n", o.verify ? ", every byte checked" : "");
 	fl_dev_close(&e);
 	fl_dev_close(&h);
 	return ret || fail;
