@@ -16,8 +16,7 @@
  * checks every byte: the cookie also at the start of each 4 KiB page, each sender buffer
  * filled with a pattern of its own before the run, and the receiver compares a 64-bit sum
  * over the frame. That is one more read of every frame on the receiving end, and a store to
- * every page on the sending end (which cost the sender 7-11 us a page in the lab), so make
- * bench runs it beside the timed runs, not in them.
+ * every page on the sending end, so make bench runs it beside the timed runs, not in them.
  * --extra-copy makes the receiver copy every frame once more before it checks it: make
  * bench's negative control, a data path with one copy too many, which must miss the target.
  *
