@@ -6,7 +6,6 @@
 . /tests/epc-loop-lib.sh
 
 loop_stat() { awk -v k="$1" '$1 == k { print $2 }' $LOOPDBG/stats; }
-uptime_cs() { tr -d . </proc/uptime | cut -d' ' -f1; }
 
 t_check "faults: load pci-epc-loop" loop_load profile=generic
 t_check "faults: create pci_epf_test function" func_create 8

@@ -23,7 +23,6 @@ wpid() {
 	done
 }
 wcpu() { awk '{ print $14 + $15 }' /proc/"$1"/stat; }
-uptime_cs() { tr -d . </proc/uptime | cut -d' ' -f1; }
 knobs() {
 	echo "$1" >$LOOPDBG/posted_ns && echo "$2" >$LOOPDBG/msi_overtake
 }

@@ -17,7 +17,6 @@ NT=/sys/kernel/debug/loop-nvedma-test
 NV=$LOOPDBG/nvedma
 T="nvedma"
 
-uptime_cs() { tr -d . </proc/uptime | cut -d' ' -f1; }
 nt() { echo "$*" >$NT/cmd; }
 # nt_expect NAME EXPECTED CMD...: run a test module command; its result line must be EXPECTED
 nt_expect() {

@@ -83,7 +83,6 @@ dma_active() { grep -q ' active ' $LOOPDBG/channels; }
 dma_idle() { ! dma_active; }
 # lstat NAME: a counter of the loop's debugfs stats
 lstat() { awk -v k="$1" '$1 == k { print $2 }' $LOOPDBG/stats; }
-now_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
 logs() { sed "s/^/# $1: /" $2; }
 
 # ---------------------------------------------------------------- A: abort with queued work
@@ -199,12 +198,12 @@ run_case B "tegra234-edma up" case_b tegra234-edma 1048576 1 nbufs=8 buf_size=10
 case_c() {
 	busy C 80 4M /tmp/c
 	sed 's/^/# /' $LOOPDBG/channels
-	t0=$(now_cs)
+	t0=$(uptime_cs)
 	fl_unbind &
 	upid=$!
 	wait_bounded $upid 30
 	rc=$?
-	t1=$(now_cs)
+	t1=$(uptime_cs)
 	echo "# unbind took $(((t1 - t0) * 10)) ms"
 	t_check "C: unbind returned within 30 s" test $rc -ne 137
 	sed 's/^/# /' $LOOPDBG/channels
@@ -246,10 +245,10 @@ case_e() {
 	spid=$!
 	sleep 3
 	dmesg -c >/dev/null
-	t0=$(now_cs)
+	t0=$(uptime_cs)
 	kill -9 $spid
 	wait_bounded $spid 20
-	t1=$(now_cs)
+	t1=$(uptime_cs)
 	ms=$(((t1 - t0) * 10))
 	echo "# host reset (close after SIGKILL) took $ms ms"
 	dmesg | grep framelink | sed 's/^/# /'

@@ -252,13 +252,6 @@ aer_perm_case() {
 	verified "$p aer-perm"
 }
 
-# now_cs: uptime in centiseconds (builtins only)
-now_cs() {
-	local _u _r
-	read -r _u _r </proc/uptime
-	echo "${_u%.*}${_u#*.}"
-}
-
 # aer-perm while a reset is queued and has not run (cd07875): aer-normal-hold calls
 # error_detected(io_normal), which queues the queue reset on its CPU's pool (CPU 1), and keeps
 # CPU 1 busy for 3 s, so the work stays pending; aer-perm from CPU 0 meanwhile cancels it in
@@ -274,13 +267,13 @@ perm_queued_case() {
 	t_check "$p aer-perm, reset queued: error_detected(normal), CPU 1 held" \
 		wait_for 50 grep -qx 1 /sys/module/fl_pcicb/parameters/holding
 	r=$(cb aer-perm)
-	t0=$(now_cs)
+	t0=$(uptime_cs)
 	t_check "$p aer-perm, reset queued: CPU 1 still held when aer-perm returned (the reset's work had not run)" \
 		grep -qx 1 /sys/module/fl_pcicb/parameters/holding
 	echo "# $p aer-perm, reset queued: $r"
 	wait_bounded $bench_pid 30
 	rc=$?
-	t1=$(now_cs)
+	t1=$(uptime_cs)
 	wait_bounded $hp 10
 	kill $echo_pid 2>/dev/null
 	wait $echo_pid 2>/dev/null

@@ -249,25 +249,18 @@ kml_reset() {
 	kml_scanned=0
 }
 
-# kml_count: kmemleak's unreferenced objects since kml_reset, in $kml_n, the report to the
-# log (it fails the run there too). Run it before the modules unload: their frames in the
-# backtraces still have names. No kmemleak: 0, said.
-# Two scans, as kmemleak needs (the first records each object's checksum; an object changed
-# since the last scan is not reported), and the second starts 6 s after the first: it reports
-# only objects allocated 5 s before it starts (MSECS_MIN_AGE against jiffies_last_scan, set at
-# the scan's start, mm/kmemleak.c), so everything allocated before this call. The first scan
-# (~5 s in the test kernel) runs inside that wait instead of after a sleep of its own.
+# kml_count: kmemleak's unreferenced objects since kml_reset (kml_scans: everything allocated
+# before the call), in $kml_n, the report to the log (it fails the run there too). Run it
+# before the modules unload: their frames in the backtraces still have names. No kmemleak: 0,
+# said.
 kml_count() {
-	local _k=/sys/kernel/debug/kmemleak _t
+	local _k=/sys/kernel/debug/kmemleak
 	kml_n=0
 	if [ ! -w $_k ]; then
 		echo "# no kmemleak in this kernel: no leak counted"
 		return 0
 	fi
-	_t=$(($(cut -d. -f1 /proc/uptime) + 7))
-	echo scan >$_k
-	while [ "$(cut -d. -f1 /proc/uptime)" -lt $_t ]; do sleep 0.2; done
-	echo scan >$_k
+	kml_scans
 	kml_n=$(grep -c '^unreferenced object' $_k)
 	[ "$kml_n" -gt 0 ] && sed 's/^/# kmemleak: /' $_k | head -n 80
 	kml_scanned=1

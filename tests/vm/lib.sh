@@ -14,6 +14,26 @@ t_mark() {
 	echo "$_now" >/tmp/.t_last
 	[ $((_now - _last)) -lt 5 ] || echo "# slow: $((_now - _last)) s since the previous result"
 }
+
+# uptime_cs: the uptime in centiseconds (shell built-ins only, as t_mark)
+uptime_cs() {
+	local _u _r
+	read -r _u _r </proc/uptime
+	echo "${_u%.*}${_u#*.}"
+}
+
+# kml_scans: kmemleak's two scans, the second 6 s after the first started. kmemleak reports an
+# object only at a scan that finds it unchanged since the scan before (the first records its
+# checksum), and only if it was allocated MSECS_MIN_AGE (5 s) before the scan's start
+# (jiffies_last_scan, mm/kmemleak.c): so the second reports everything allocated before this
+# call, and the first scan (~5 s in the test kernel) runs inside that wait, not after a sleep.
+kml_scans() {
+	local _until
+	_until=$(($(uptime_cs) + 700))
+	echo scan >/sys/kernel/debug/kmemleak
+	while [ "$(uptime_cs)" -lt $_until ]; do sleep 0.2; done
+	echo scan >/sys/kernel/debug/kmemleak
+}
 t_ok() { t_mark; echo "ok - $1"; }
 t_fail() { t_mark; echo "not ok - $1${2:+ # $2}"; }
 t_skip() { t_mark; echo "ok - $1 # SKIP $2"; }

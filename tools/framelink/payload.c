@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "framelink.h"
 #include "payload.h"
 
 #define PL_PAGE		4096u
@@ -68,16 +69,8 @@ struct pl_sum pl_sum(const u8 *p, u64 size)
 
 struct pl_sum pl_fill(u8 *p, u64 size, u64 tag, u32 idx)
 {
-	u64 seed = (tag << 32 | idx) * 0x9e3779b97f4a7c15ull, i, w;
-
-	for (i = 0; i < size; i += 8) {
-		/* splitmix64 of the word's place: neighbours, pages and buffers all differ */
-		w = seed + (i / 8 + 1) * 0xd1b54a32d192ed03ull;
-		w = (w ^ (w >> 30)) * 0xbf58476d1ce4e5b9ull;
-		w = (w ^ (w >> 27)) * 0x94d049bb133111ebull;
-		w ^= w >> 31;
-		memcpy(p + i, &w, size - i < 8 ? size - i : 8);
-	}
+	/* the CLI's test pattern (send --verify), one seed a buffer and run */
+	fill_random(p, size, tag << 32 | idx);
 	pl_take_stamps(p, size, 0, 1);
 	return pl_sum(p, size);
 }

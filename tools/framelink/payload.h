@@ -8,10 +8,11 @@
  * page of one, that did not arrive cannot pass for a later one.
  *
  * Every byte (stream --verify, with the page stamps): a sender's buffer is filled once, before
- * the run, with a pattern of its own (its index and the run's tag); only the stamp places
- * change per frame. The receiver compares a position-dependent 64-bit sum (a += word,
- * b += a) over the frame with the sum of the sender's buffer, both with the stamp places
- * poisoned. One read of every frame on the receiving end.
+ * the run, with a pattern of its own (the CLI's fill_random(), seeded by its index and the
+ * run's tag); only the stamp places change per frame. The receiver compares a
+ * position-dependent 64-bit sum (a += word, b += a) over the frame with the sum of the
+ * sender's buffer, both with the stamp places poisoned. One read of every frame on the
+ * receiving end.
  */
 #ifndef FRAMELINK_PAYLOAD_H
 #define FRAMELINK_PAYLOAD_H

@@ -88,13 +88,14 @@ static const char *st_check(struct st_dir *s, const struct st_opts *o, u32 buf, 
 			    u64 fno)
 {
 	u8 *p = fl_dev_buf(s->rx, buf);
-	u32 tb = __atomic_load_n(&s->tbuf[fno], __ATOMIC_ACQUIRE) - s->txfirst;
 	struct pl_sum sum;
+	u32 tb;
 
 	if (!pl_take_stamps(p, o->size, cookie, o->verify))
 		return "stamp";
 	if (!o->verify)
 		return NULL;
+	tb = __atomic_load_n(&s->tbuf[fno], __ATOMIC_ACQUIRE) - s->txfirst;
 	sum = pl_sum(p, o->size);
 	if (tb >= s->ntx || sum.a != s->sum[tb].a || sum.b != s->sum[tb].b)
 		return "payload sum";
