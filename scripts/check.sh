@@ -19,7 +19,7 @@ timings=()
 # suite ran on these very sources (scripts/coverage-key.sh: the content of drivers/, include/,
 # the build files and tests/vm, tests/modules); otherwise a line says it did not run.
 coverage_line() {
-	local stamp=build/coverage/stamp sum=build/coverage/summary.txt key scope vm date floor
+	local stamp=build/coverage/stamp sum=build/coverage/summary.txt key scope vm date floor listed
 	if [ ! -f "$stamp" ] || [ ! -f "$sum" ]; then
 		echo "coverage: did not run (make coverage measures it)"
 		return
@@ -29,6 +29,7 @@ coverage_line() {
 	vm=$(sed -n 's/^vm //p' "$stamp")
 	date=$(sed -n 's/^date //p' "$stamp")
 	floor=$(sed -n 's/^floor //p' "$stamp")
+	listed=$(sed -n 's/^listed //p' "$stamp")
 	if [ "$key" != "$(scripts/coverage-key.sh)" ]; then
 		echo "coverage: did not run on the current sources (last run $date; make coverage measures it)"
 		return
@@ -39,7 +40,8 @@ coverage_line() {
 	fi
 	echo "coverage: $(awk '{ printf "%s%s %s%% lines %s%% branches", (NR > 1 ? ", " : ""), $1, $2, $5 }' \
 		"$sum") (make coverage $date$([ "$vm" = passed ] || echo ", its VM run failed")$(
-		case "$floor" in *below) echo ", below its floor of ${floor% *}%" ;; esac))"
+		case "$floor" in *below) echo ", below its floor of ${floor% *}%" ;; esac)$(
+		[ "$listed" = ok ] || echo ", unreached lines not all listed"))"
 }
 
 stage() {

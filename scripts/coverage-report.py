@@ -1,20 +1,28 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Line and branch coverage of framelink's modules from an lcov tracefile (scripts/coverage.sh).
+"""Line and branch coverage of framelink's modules from lcov tracefiles (scripts/coverage.sh).
 
-Usage: coverage-report.py TRACEFILE PREFIX OUTDIR [FLOOR]
+Usage: coverage-report.py [--unreached LIST] SRCTOP OUTDIR FLOOR KERNEL=TRACEFILE...
 
-PREFIX is the build copy's path the tracefile's names start with (build/6.12-gcov as an
-absolute path); the report names files as in the source tree. Prints the table (every file,
-its group's total after it) and writes into OUTDIR:
+One tracefile per test kernel, the first the main one (6.12), their file names under SRCTOP
+(the source tree); the report names files relative to it. The kernels are merged: a line
+counts as compiled when any kernel compiles it and as reached when any run reached it;
+branches are the main kernel's, plus those of lines only another kernel compiles (gcc numbers
+a line's blocks per compilation, so they are not added across kernels). Prints the table
+(every file, its group's total after it, then per group and other kernel where the code
+differs: the share of the lines that kernel compiles reached by any run, and how many of its
+lines the main kernel does not compile any run reached) and writes into OUTDIR:
   table.txt      the same table
   summary.txt    one line per group, "GROUP LINES_PCT LH LF BRANCHES_PCT BH BF"
   uncovered.txt  per file: functions never entered, then runs of unexecuted lines inside the
                  functions that were, largest first (what a test could still reach)
 Groups: framelink-epf (drivers/framelink/epf), framelink-host (drivers/framelink/host) and the
 common code (drivers/framelink/common, include/: the protocol helpers both drivers inline).
-Exit status 1 when a group's line coverage is below FLOOR percent (default 90, issue 28 item 5;
-the denominator is the lines compiled for this kernel: code for other kernels is not in it).
+Exit status 1 when a group's line coverage is below FLOOR percent (issue 28 item 5), over the
+lines any kernel compiles, or over the lines one kernel compiles, for each kernel where the
+group's code differs. Exit status 3 (floor met) with --unreached, when a function with
+unreached lines is not in LIST (Documentation/coverage-unreached.rst) or LIST names one that
+has none left.
 """
 import os
 import sys
@@ -33,6 +41,8 @@ class Record:
         self.branches = {}  # (line, block, branch) -> taken count (0 when never evaluated)
         self.functions = {}  # name -> first line
         self.calls = {}  # name -> count
+        self.only = {}  # line -> the other kernels that compile it, when the main one does not
+        self.compiled = {}  # kernel -> the lines it compiles
 
 
 def parse(path, prefix):
@@ -66,6 +76,39 @@ def parse(path, prefix):
             elif line == "end_of_record":
                 cur = None
     return records
+
+
+def merge(main, other, kernel):
+    """Adds another kernel's records to the main kernel's (see the module's docstring)."""
+    for name, rec in other.items():
+        into = main.get(name)
+        if into is None:
+            into = main[name] = Record(name)
+        main_lines = {n for n in into.lines if n not in into.only}
+        into.compiled[kernel] = set(rec.lines)
+        for n, c in rec.lines.items():
+            if n not in main_lines:
+                into.only.setdefault(n, []).append(kernel)
+            into.lines[n] = into.lines.get(n, 0) + c
+        for k, c in rec.branches.items():
+            if k[0] not in main_lines:
+                into.branches[k] = into.branches.get(k, 0) + c
+        for f, n in rec.functions.items():
+            into.functions.setdefault(f, n)
+        for f, c in rec.calls.items():
+            into.calls[f] = into.calls.get(f, 0) + c
+
+
+def only_counts(recs, kernel):
+    """One kernel's lines the main kernel does not compile, and of them reached by any run."""
+    lines = [r.lines[n] for r in recs for n, ks in r.only.items() if kernel in ks]
+    return sum(1 for c in lines if c), len(lines)
+
+
+def kernel_counts(recs, kernel):
+    """The lines one kernel compiles, and of them reached by any run (the same source)."""
+    lines = [r.lines[n] for r in recs for n in r.compiled.get(kernel, ())]
+    return sum(1 for c in lines if c), len(lines)
 
 
 def counts(recs):
@@ -110,7 +153,8 @@ def uncovered(rec):
             if not rec.calls.get(f) and not any(rec.lines[ln] for ln in body(f))}
     for fname in sorted(dead, key=lambda f: rec.functions[f]):
         n = len(body(fname))
-        out.append((n, f"  never entered: {fname}() at line {rec.functions[fname]} ({n} lines)"))
+        out.append((n, fname,
+                    f"  never entered: {fname}() at line {rec.functions[fname]} ({n} lines)"))
     runs = []
     run = []
     for n in sorted(rec.lines):
@@ -128,22 +172,72 @@ def uncovered(rec):
         runs.append(run)
     for r in runs:
         where = f"lines {r[0]}-{r[-1]}" if len(r) > 1 else f"line {r[0]}"
-        out.append((len(r), f"  not run: {where} in {owner(r[0]) or '?'}() ({len(r)} lines)"))
+        kernels = sorted({k for n in r for k in rec.only.get(n, [])})
+        only = f" [compiled only for {', '.join(kernels)}]" if kernels else ""
+        out.append((len(r), owner(r[0]) or "?",
+                    f"  not run: {where} in {owner(r[0]) or '?'}() ({len(r)} lines){only}"))
     out.sort(key=lambda x: -x[0])
-    return [text for _, text in out]
+    return out
+
+
+def read_unreached(path):
+    """The declared list: {(file, function): reason} from Documentation/coverage-unreached.rst.
+
+    A section title is a file (a line followed by a line of '-'), an entry a line
+    "``function()``" followed by its reason, indented.
+    """
+    listed = {}
+    with open(path) as f:
+        lines = f.read().split("\n")
+    cur = None
+    for i, line in enumerate(lines):
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if line and nxt and set(nxt) == {"-"} and len(nxt) >= len(line):
+            cur = line.strip()
+        elif cur and line.startswith("``") and line.rstrip().endswith("()``"):
+            fname = line.strip()[2:-4]
+            reason = nxt.strip()
+            listed[(cur, fname)] = reason
+    return listed
+
+
+def check_unreached(records, path):
+    """Every function with unreached lines listed with a reason, no listed one reached now."""
+    listed = read_unreached(path)
+    problems = []
+    seen = set()
+    for name in sorted(records):
+        for _, fname, text in uncovered(records[name]):
+            seen.add((name, fname))
+            if (name, fname) not in listed:
+                problems.append(f"not listed: {name} {fname}():{text}")
+            elif not listed[(name, fname)]:
+                problems.append(f"listed without a reason: {name} {fname}()")
+    for name, fname in sorted(set(listed) - seen):
+        problems.append(f"listed but reached now (take it out): {name} {fname}()")
+    return len(seen), problems
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
+    args = sys.argv[1:]
+    unreached = None
+    if args[:1] == ["--unreached"] and len(args) > 1:
+        unreached, args = args[1], args[2:]
+    if len(args) < 4 or any("=" not in a for a in args[3:]):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    info, prefix, outdir = sys.argv[1], os.path.normpath(sys.argv[2]), sys.argv[3]
-    floor = float(sys.argv[4]) if len(sys.argv) == 5 else 90.0
+    prefix, outdir, floor = os.path.normpath(args[0]), args[1], float(args[2])
+    kernels = [a.split("=", 1) for a in args[3:]]
+    records = parse(kernels[0][1], prefix)
+    for r in records.values():
+        r.compiled[kernels[0][0]] = set(r.lines)
+    for kernel, info in kernels[1:]:
+        merge(records, parse(info, prefix), kernel)
     below = []
-    records = parse(info, prefix)
     table = [f"{'file':<44} {'lines':<18}  branches"]
     summary = []
     unc = []
+    others = []
     for group, dirs in GROUPS:
         recs = [records[n] for n in sorted(records) if n.startswith(dirs)]
         for r in recs:
@@ -151,7 +245,7 @@ def main():
             todo = uncovered(r)
             if todo:
                 unc.append(f"{r.name} ({pct(*counts([r])[:2]):.1f}% of lines)")
-                unc.extend(todo)
+                unc.extend(text for _, _, text in todo)
         total = counts(recs)
         table.append(row(f"total {group} ({len(recs)} files)", *total))
         table.append("")
@@ -160,6 +254,24 @@ def main():
         # a group with no line compiled has no figure to hold to the floor
         if lf and pct(lh, lf) < floor:
             below.append(f"{group} {pct(lh, lf):.1f}%")
+        for kernel, _ in kernels[1:]:
+            kh, kf = kernel_counts(recs, kernel)
+            oh, of = only_counts(recs, kernel)
+            if not of:
+                continue
+            others.append(f"{group} on {kernel}: {pct(kh, kf):.1f}% of its {kf} lines; "
+                          f"{oh} of its {of} lines {kernels[0][0]} does not compile reached")
+            if kf and pct(kh, kf) < floor:
+                below.append(f"{group} on {kernel} {pct(kh, kf):.1f}%")
+    table.extend(others or [f"no line compiled only for {', '.join(k for k, _ in kernels[1:])}"
+                            if len(kernels) > 1 else f"one kernel: {kernels[0][0]}"])
+    problems = []
+    if unreached:
+        n, problems = check_unreached(records, unreached)
+        table.extend(f"unreached: {p}" for p in problems)
+        table.append(f"unreached: {n} functions with lines not reached, " +
+                     (f"{len(problems)} problems with {os.path.basename(unreached)}" if problems
+                      else f"each listed with its reason in {os.path.basename(unreached)}"))
     table.append(f"floor: {floor:g}% of lines per group: " +
                  (f"BELOW: {', '.join(below)}" if below else "met by every group"))
     text = "\n".join(table).rstrip() + "\n"
@@ -171,7 +283,7 @@ def main():
         f.write("\n".join(summary) + "\n")
     with open(os.path.join(outdir, "uncovered.txt"), "w") as f:
         f.write("\n".join(unc) + "\n")
-    return 1 if below else 0
+    return 1 if below else 3 if problems else 0
 
 
 if __name__ == "__main__":

@@ -4,12 +4,13 @@
 # kernel (or 6.1, jp6, jp7: --kernel) with the dts/ overlay, run the tests in an initramfs, and
 # judge the console log.
 #
-# Usage: vm-run.sh [--kernel 6.12|6.1|jp6|jp7] [--tests DIR] [--ko FILE]... [--run PATTERN]
+# Usage: vm-run.sh [--kernel 6.12|6.1|6.1-gcov|jp6|jp7] [--tests DIR] [--ko FILE]... [--run PATTERN]
 #                  [--skip PATTERN] [--log FILE]
 #                  [--timeout S] [--modules DIR] [--gcov]
 #   --kernel V     the test kernel: 6.12 (default) or 6.1 (before 6.4: the endpoint core's
-#                  event notifier; scripts/kernel-image.sh), jp6 or jp7 (6.12 with NVIDIA's
-#                  endpoint-core event delivery; scripts/nv-kernel.sh); modules from build/V
+#                  event notifier; scripts/kernel-image.sh; 6.1-gcov: with gcov, make
+#                  coverage's), jp6 or jp7 (6.12 with NVIDIA's endpoint-core event delivery;
+#                  scripts/nv-kernel.sh); modules from build/V
 #   --tests DIR    scripts copied to /tests (default tests/vm); /tests/NN-*.sh run in order;
 #                  DIR,DIR,...: the scripts of each (make check: the demo, then the figures)
 #   --ko FILE      extra module for /modules (the project's own are added from build/V)
@@ -51,9 +52,9 @@ done
 
 case "$kver" in
 6.12) kdir=$("$top/scripts/kernel.sh" 6.12 | tail -n1) ;;
-6.1) kdir=$("$top/scripts/kernel-image.sh" 6.1 | tail -n1) ;;
+6.1 | 6.1-gcov) kdir=$("$top/scripts/kernel-image.sh" "$kver" | tail -n1) ;;
 jp6 | jp7) kdir=$("$top/scripts/nv-kernel.sh" "$kver" | tail -n1) ;;
-*) echo "vm-run: --kernel 6.12, 6.1, jp6 or jp7" >&2; exit 2 ;;
+*) echo "vm-run: --kernel 6.12, 6.1, 6.1-gcov, jp6 or jp7" >&2; exit 2 ;;
 esac
 # A work directory per run: two runs at once (6.12 and 6.1) must not share an initramfs
 mkdir -p "$top/build/vm" "$(dirname "$log")"
@@ -110,7 +111,7 @@ fi
 # instance 1 with vmalloc (scattered pages: the scatter-gather case of FL_IOC_IMPORT).
 # Only the 6.12 kernels (and jp6, jp7 built on it) have vivid (scripts/kconfig/vm-6.12.config).
 vivid=
-[ "$kver" != 6.1 ] && vivid="vivid.n_devs=2 vivid.node_types=0x1,0x1 vivid.allocators=1,0"
+[ "${kver%-gcov}" != 6.1 ] && vivid="vivid.n_devs=2 vivid.node_types=0x1,0x1 vivid.allocators=1,0"
 append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 cma=256M${vivid:+ $vivid} ${run:+fl_run=$run}${skip:+ fl_skip=$skip}${gcov:+ fl_gcov=1}"
 echo "vm-run: booting $(basename "$kdir"), tests from ${tests#"$top"/}, log $log (timeout ${timeout}s)"
 start=$(date +%s)
