@@ -185,6 +185,8 @@ minor() {
 	unbind && hdr_restore
 }
 t_check "C: host unbinds" unbind
+t_check "C: a BAR0 without framelink's magic refused" \
+	hdrbad "no framelink endpoint behind BAR0: magic 0x12345678" 0 0x12345678
 t_check "C: ABI major 2 refused" hdrbad "endpoint speaks framelink ABI 2.1" 4 0x20001
 t_check "C: tx ring of 3 entries refused" hdrbad "malformed framelink header" 24 3
 t_check "C: reserved header word refused" hdrbad "framelink header: reserved fields not zero" 44 1
