@@ -167,8 +167,10 @@ scripts/coverage-report.py "${list[@]}" "$top" "$out" "${FL_COVERAGE_FLOOR:-90}"
 	rrc=$?
 case $rrc in
 0) ;;
+1) floor=below ;;
 3) listed=no ;;
-*) floor=below ;;
+*) echo "coverage: the report failed (exit $rrc): no figure to hold to the floor" >&2
+	floor=below ;;
 esac
 
 {

@@ -18,12 +18,13 @@ if [ "$which" != 6.1 ] && [ "$which" != 6.1-gcov ]; then
 fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
-tree=$("$top/scripts/kernel.sh" 6.1 | tail -n1)
-
-if [ "$which" = 6.1-gcov ]; then
+if [ "$which" = 6.1 ]; then
+	tree=$("$top/scripts/kernel.sh" 6.1 | tail -n1)
+else
 	frag=$top/scripts/kconfig/vm-6.1-gcov.config
 	base=$("$0" 6.1 | tail -n1)
-	tree=$base-gcov-$(sha256sum "$frag" | cut -c1-12)
+	# keyed by the options, not the comments: a reworded comment must not rebuild the copy
+	tree=$base-gcov-$(grep '^CONFIG_' "$frag" | sha256sum | cut -c1-12)
 	exec 9>"$base/.lock-image"
 	flock 9
 	if [ ! -f "$tree/.framelink-image-done" ]; then

@@ -46,7 +46,7 @@ RESULT_RE = re.compile(r"^(not )?ok\b[ 0-9]*(?:- )?(.*)$")
 TIMESTAMP_RE = re.compile(r"^\[\s*\d+\.\d+\]\s?")
 TODO_RE = re.compile(r"#\s*TODO\b", re.IGNORECASE)
 TIME_RE = re.compile(r"^# time: (\S+) (\d+) s$")
-SLOW_RE = re.compile(r"^# slow check: ([0-9.]+) s: (.*)$")
+SLOW_RE = re.compile(r"^# slow: (\d+) s since the previous result$")
 
 
 def main():
@@ -99,12 +99,21 @@ def main():
         print("script times: " + ", ".join(f"{t.rsplit('/', 1)[-1]} {s} s" for s, t in times)
               + f" (total {sum(s for s, _ in times)} s)")
 
-    # checks of 5 s and more (tests/vm/lib.sh t_check), the ten slowest
-    slow = sorted(((float(m.group(1)), m.group(2)) for m in map(SLOW_RE.match, block) if m),
-                  reverse=True)
+    # results that came 5 s or more after the one before (tests/vm/lib.sh t_mark: the check
+    # and the work since the previous result), the ten slowest
+    slow, pending = [], None
+    for line in block:
+        m = SLOW_RE.match(line)
+        if m:
+            pending = int(m.group(1))
+        elif pending is not None and RESULT_RE.match(line):
+            slow.append((pending, RESULT_RE.match(line).group(2)))
+            pending = None
+    slow.sort(reverse=True)
     if slow:
-        print(f"slow checks ({len(slow)} of 5 s and more, {sum(t for t, _ in slow):.0f} s): " +
-              "; ".join(f"{t:.1f} s {name[:60]}" for t, name in slow[:10]))
+        print(f"slow results ({len(slow)} of 5 s and more after the one before, "
+              f"{sum(t for t, _ in slow)} s): " +
+              "; ".join(f"{t} s {name[:60]}" for t, name in slow[:10]))
 
     for n, line in splats[:40]:
         print(f"SPLAT (log line {n}): {line}")

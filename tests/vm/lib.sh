@@ -78,19 +78,12 @@ skip_audit() {
 }
 
 # t_check NAME CMD...: ok when CMD exits 0; on failure its output is shown as TAP comments.
-# Returns CMD's status, so a script can stop depending on it. A check of 5 s or more says so
-# ("# slow check:", tap-summary.py lists the slowest: where make check's time goes); the clock
-# is read with built-ins only, no process per check.
+# Returns CMD's status, so a script can stop depending on it.
 t_check() {
-	local _name=$1 _out _rc _u _r _t
+	local _name=$1 _out _rc
 	shift
-	read -r _u _r </proc/uptime
-	_t=${_u%.*}${_u#*.}
 	_out=$("$@" 2>&1)
 	_rc=$?
-	read -r _u _r </proc/uptime
-	_t=$((${_u%.*}${_u#*.} - _t))
-	[ $_t -lt 500 ] || echo "# slow check: $((_t / 100)).$((_t / 10 % 10)) s: $_name"
 	if [ $_rc -eq 0 ]; then
 		t_ok "$_name"
 	else
