@@ -6,7 +6,7 @@
 #
 # Usage: vm-run.sh [--kernel 6.12|6.1|6.1-gcov|jp6|jp7] [--tests DIR] [--ko FILE]... [--run PATTERN]
 #                  [--skip PATTERN] [--log FILE]
-#                  [--timeout S] [--modules DIR] [--gcov]
+#                  [--timeout S] [--modules DIR] [--gcov] [--cmdline WORD]...
 #   --kernel V     the test kernel: 6.12 (default) or 6.1 (before 6.4: the endpoint core's
 #                  event notifier; scripts/kernel-image.sh; 6.1-gcov: with gcov, make
 #                  coverage's), jp6 or jp7 (6.12 with NVIDIA's endpoint-core event delivery;
@@ -22,6 +22,8 @@
 #                  build in build/6.12-gcov)
 #   --gcov         fl_gcov=1: after the judged part of the log, init prints the gcov counts of
 #                  framelink's modules (scripts/coverage.sh reads them from the log)
+#   --cmdline WORD a word for the kernel command line that a script reads from /proc/cmdline
+#                  (make check: fl_demo_frames=16, tests/demo/00-demo.sh)
 # Exit status: 0 when every test passed and the log has no splat; 1 otherwise.
 set -euo pipefail
 
@@ -35,6 +37,7 @@ kver=6.12
 extra_ko=()
 modules=
 gcov=
+cmdline=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kver=$2; shift 2 ;;
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--modules) modules=$2; shift 2 ;;
 	--gcov) gcov=1; shift ;;
+	--cmdline) cmdline="$cmdline $2"; shift 2 ;;
 	*) echo "vm-run: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -112,7 +116,7 @@ fi
 # Only the 6.12 kernels (and jp6, jp7 built on it) have vivid (scripts/kconfig/vm-6.12.config).
 vivid=
 [ "${kver%-gcov}" != 6.1 ] && vivid="vivid.n_devs=2 vivid.node_types=0x1,0x1 vivid.allocators=1,0"
-append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 cma=256M${vivid:+ $vivid} ${run:+fl_run=$run}${skip:+ fl_skip=$skip}${gcov:+ fl_gcov=1}"
+append="console=ttyAMA0 rdinit=/init log_buf_len=8M panic=-1 cma=256M${vivid:+ $vivid} ${run:+fl_run=$run}${skip:+ fl_skip=$skip}${gcov:+ fl_gcov=1}$cmdline"
 echo "vm-run: booting $(basename "$kdir"), tests from ${tests#"$top"/}, log $log (timeout ${timeout}s)"
 start=$(date +%s)
 set +e

@@ -133,9 +133,11 @@ t_check "linkdown: link up" up
 framelink echo -d $EPDEV -t 30000 >/tmp/echo.out 2>&1 &
 epid=$!
 sleep 0.3
+rx0=$(fl_stat $HDEV rx_frames)
 timeout 120 framelink bench -d $HDEV -s 2M -n 2000 >/tmp/bench.out 2>&1 &
 bpid=$!
-sleep 3
+# cut a stream that runs: frames have come back, not just a process that started
+t_check "linkdown: stream running" wait_for 200 streaming $bpid $((rx0 + 8))
 t_check "linkdown: link down mid-stream" sh -c "echo down >$LOOPDBG/link"
 wait $bpid
 rc=$?
@@ -181,10 +183,10 @@ t_run_tap kselftest framelink_test -f fl
 framelink echo -d $EPDEV -t 30000 >/tmp/echo.out 2>&1 &
 epid=$!
 sleep 0.5
+rx0=$(fl_stat $HDEV rx_frames)
 timeout 120 framelink bench -d $HDEV -s 1M -n 100000 >/tmp/bench.out 2>&1 &
 bpid=$!
-sleep 3
-t_check "unbind: stream running" alive $bpid
+t_check "unbind: stream running" wait_for 200 streaming $bpid $((rx0 + 8))
 t_check "unbind: mid-stream, endpoint app running" down
 wait $bpid
 brc=$?

@@ -100,8 +100,6 @@ link_cut() { echo down >$LOOPDBG/link; }
 # hstat NAME: one host STATS counter
 hstat() { fl_stat $HDEV "$1"; }
 
-# streaming PID N: PID runs and the host has received more than N frames
-streaming() { alive $1 && [ "$(hstat rx_frames)" -gt $2 ]; }
 link_back() { echo up >$LOOPDBG/link && wait_for 100 test -c $HDEV; }
 
 # PAIRS: endpoint profile:root profile[:MPS] (61-framelink-j784s4.sh sets its own; MPS: the

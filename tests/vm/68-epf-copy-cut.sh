@@ -42,7 +42,6 @@ hstat() { fl_stat $HDEV $1 2>/dev/null; }
 estat() { fl_stat $EDEV $1 2>/dev/null; }
 link_down() { echo down >$LOOPDBG/link; }
 link_up() { echo up >$LOOPDBG/link && wait_for 100 test -c $HDEV; }
-streaming() { alive $1 && [ "$(hstat rx_frames)" -gt $2 ]; }
 # cut_logs KIND: endpoint log lines of a transfer a link loss cut: a CPU copy ("cut at";
 # before issue 8 item 4 the same event logged "failed: -67") or a DMA transfer ("DMA: CHAN
 # transfer failed: result R" from dmaengine, "DMA: eDMA DIR channel N transfer failed" from

@@ -104,6 +104,10 @@ fl_down() {
 # in the test VM, and the figures read counters a few times per injection.
 fl_stat() { framelink-testtool stat $1 $2 2>/dev/null; }
 
+# streaming PID N: PID runs and the host ($HDEV) has received more than N frames: a stream
+# to cut is one whose frames come back, not just a process that started
+streaming() { alive $1 && [ "$(fl_stat $HDEV rx_frames)" -gt $2 ]; }
+
 # fl_stream N [SIZE [SECONDS]]: N round trips of SIZE (default 64K) from the host's bench
 # through the endpoint's echo, bounded (default 120 s); the bench's exit status. The last
 # lines of the bench go to the log as comments.
