@@ -46,18 +46,44 @@ echo_stop() {
 	wait_bounded $echo_pid 10
 }
 
-# notify_run NAME MODE ROUNDS SECONDS [FL-NOTIFY-OPTIONS]: fl-notify bounded by SECONDS
+# notify_state [PID]: where a notification stopped, read while fl-notify (PID) still waits
+# (its close resets the queue): where PID sleeps in the kernel, both sides' counters, the
+# lab's interrupts, and the host function's PCI Command and Status words (INTx Disable is
+# Command bit 10, INTx Status is Status bit 3)
+notify_state() {
+	local bdf
+	[ -z "${1:-}" ] || sed 's/^/# fl-notify stack: /' /proc/$1/stack 2>/dev/null
+	framelink stats -d $HDEV | sed 's/^/# host /'
+	framelink stats -d $EDEV | sed 's/^/# endpoint /'
+	grep "^irq\|intx" $LOOPDBG/stats | sed 's/^/# lab /'
+	bdf=$(basename "$(readlink -f /sys/class/misc/framelink0/device)")
+	echo "# host function $bdf: command, status $(od -An -tx2 -j4 -N4 \
+		/sys/bus/pci/devices/$bdf/config)"
+}
+
+# notify_run NAME MODE ROUNDS SECONDS [FL-NOTIFY-OPTIONS]: fl-notify bounded by SECONDS; one
+# second before the bound a watcher records notify_state, in case it hangs
 notify_run() {
+	rm -f /tmp/notify.state
 	fl-notify -d $HDEV -m $2 -n $3 ${5:-} >/tmp/notify.out 2>&1 &
 	pid=$!
+	(
+		trap 'kill $_s 2>/dev/null; exit 0' TERM
+		sleep $(($4 - 1)) &
+		_s=$!
+		wait $_s && alive $pid && notify_state $pid >/tmp/notify.state 2>&1
+	) </dev/null >/dev/null 2>&1 &
+	npid=$!
 	wait_bounded $pid $4
 	rc=$?
+	kill $npid 2>/dev/null
+	wait $npid 2>/dev/null
 	sed 's/^/# /' /tmp/notify.out
 	if [ $rc -ne 0 ]; then
-		# where the notification stopped: both sides' counters and the lab's interrupts
-		framelink stats -d $HDEV | sed 's/^/# host /'
-		framelink stats -d $EDEV | sed 's/^/# endpoint /'
-		grep "^irq\|intx" $LOOPDBG/stats | sed 's/^/# lab /'
+		echo "# state one second before the bound, fl-notify still waiting:"
+		cat /tmp/notify.state 2>/dev/null
+		echo "# after fl-notify was stopped:"
+		notify_state
 		dmesg | tail -n 20 | sed 's/^/# /'
 	fi
 	t_check "$1: $3 rounds completed within $4 s (137 = hung)" test $rc -eq 0
