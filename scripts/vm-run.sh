@@ -23,7 +23,8 @@
 #   --gcov         fl_gcov=1: after the judged part of the log, init prints the gcov counts of
 #                  framelink's modules (scripts/coverage.sh reads them from the log)
 #   --cmdline WORD a word for the kernel command line that a script reads from /proc/cmdline
-#                  (make check: fl_demo_frames=16, tests/demo/00-demo.sh)
+#                  (make check: fl_demo_frames=16, tests/demo/00-demo.sh; fl_late_ack_repeat=N,
+#                  tests/vm/65-notify.sh)
 # Exit status: 0 when every test passed and the log has no splat; 1 otherwise.
 set -euo pipefail
 
