@@ -33,6 +33,7 @@ FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, features) == 16);
 FL_ABI_ASSERT(offsetof(struct fl_bar_ctrl, irq_vectors) == 28);
 FL_ABI_ASSERT(sizeof(struct fl_bar_status) == 256);
 FL_ABI_ASSERT(offsetof(struct fl_bar_status, irq_test) == 12);
+FL_ABI_ASSERT(offsetof(struct fl_bar_status, intx_seq) == 16);
 FL_ABI_ASSERT(sizeof(struct fl_bar_doorbell) == 256);
 FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, cq_event) == 12);
 FL_ABI_ASSERT(offsetof(struct fl_bar_doorbell, irq_ack) == 16);

@@ -291,10 +291,12 @@ if t_check "$p: up with INTx only" up $p generic-rc intx; then
 	# INTx again and writes irq_ack runs 40 ms late (fl-delay), and each raise holds the line
 	# 5 ms, so a consumer going to sleep finds it still asserted and leaves INTx masked. The
 	# next INTx waits for the acknowledge, goes out again after 20 ms into the masked function
-	# and is lost; the late acknowledge of the first must not be taken for it.
+	# and is lost; the late acknowledge of the first must not be taken for it, nor that of
+	# the second for the INTx after it (irq_ack carries the INTx's number, FL_F_INTX_SEQ).
 	# fl_late_ack_repeat=N on the kernel command line (vm-run.sh --cmdline) runs this case N
-	# times: beside stress-ng --cpu 1 its poll() hung in 2 of 7 rounds at 2128965, and in
-	# make check's one round at 223b155 (Documentation/check-time.rst)
+	# times: beside stress-ng --cpu 1 its poll() hung in 2 of 7 rounds at 2128965 and in
+	# make check's one round at 223b155, while irq_ack was a count; numbers since then:
+	# Documentation/check-time.rst
 	late_n=$(sed -n 's/.*fl_late_ack_repeat=\([0-9][0-9]*\).*/\1/p' /proc/cmdline)
 	for late_i in $(seq 1 "${late_n:-1}"); do
 		[ "${late_n:-1}" = 1 ] || echo "# late INTx acknowledge: round $late_i of $late_n"

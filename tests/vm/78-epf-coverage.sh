@@ -179,9 +179,9 @@ hdrbad() {
 # minor: an endpoint of ABI 1.0 binds, with a note
 minor() {
 	local _n
-	_n=$(dmesg | grep -c 'endpoint ABI 1.0, driver 1.1')
+	_n=$(dmesg | grep -c 'endpoint ABI 1.0, driver 1.2')
 	framelink-testtool poke $RES 4 0x10000 && bind || return 1
-	[ "$(dmesg | grep -c 'endpoint ABI 1.0, driver 1.1')" -gt "$_n" ] || { echo "no note"; return 1; }
+	[ "$(dmesg | grep -c 'endpoint ABI 1.0, driver 1.2')" -gt "$_n" ] || { echo "no note"; return 1; }
 	unbind && hdr_restore
 }
 t_check "C: host unbinds" unbind

@@ -46,11 +46,11 @@ static void print_features(const struct fl_info *i)
 	       i->features & FL_F_CQ_EVENT ? " cq_event" : "",
 	       i->features & FL_F_DMA ? " dma" : "",
 	       i->features & FL_F_TIMESTAMPS ? " timestamps" : "",
-	       i->features & FL_F_INTX_ACK ? " intx_ack" : "",
 	       i->features & FL_F_IRQ_TEST ? " irq_test" : "",
 	       i->features & FL_F_CQ_BATCH ? " cq_batch" : "",
 	       i->features & FL_F_IRQ_PROD ? " irq_prod" : "",
-	       i->features & FL_F_IRQ_SEEN ? " irq_seen" : "");
+	       i->features & FL_F_IRQ_SEEN ? " irq_seen" : "",
+	       i->features & FL_F_INTX_SEQ ? " intx_seq" : "");
 }
 
 static void print_link(const struct fl_dev *d)

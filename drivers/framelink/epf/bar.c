@@ -109,8 +109,8 @@ void fl_bar_write_header(struct fl_ep *ep)
 {
 	struct fl_bar_header h;
 
-	ep->offered = FL_F_CQ_EVENT | FL_F_TIMESTAMPS | FL_F_INTX_ACK | FL_F_IRQ_TEST |
-		     FL_F_CQ_BATCH | FL_F_IRQ_PROD | FL_F_IRQ_SEEN |
+	ep->offered = FL_F_CQ_EVENT | FL_F_TIMESTAMPS | FL_F_IRQ_TEST | FL_F_CQ_BATCH |
+		     FL_F_IRQ_PROD | FL_F_IRQ_SEEN | FL_F_INTX_SEQ |
 		     (ep->nrd || ep->nwr ? FL_F_DMA : 0);
 	fl_bar_fill_header(ep, &h);
 	fl_bar_publish_header(ep, &h);
@@ -217,6 +217,12 @@ void fl_bar_clear(struct fl_ep *ep)
 	pci_epc_clear_bar(ep->epc, epf->func_no, epf->vfunc_no, &epf->bar[BAR_0]);
 }
 
+/* fl_bar_status.intx_seq: the last INTx's number if the host accepted numbers, else zero */
+static u32 fl_bar_intx_seq(struct fl_ep *ep)
+{
+	return ep->accepted & FL_F_INTX_SEQ ? ep->intx_seq : 0;
+}
+
 /* Write the status block from what the endpoint knows: error and generation first */
 static void fl_bar_write_status(struct fl_ep *ep)
 {
@@ -224,6 +230,7 @@ static void fl_bar_write_status(struct fl_ep *ep)
 
 	WRITE_ONCE(st->generation, cpu_to_le32(ep->st_generation));
 	WRITE_ONCE(st->error, cpu_to_le32(ep->st_error));
+	WRITE_ONCE(st->intx_seq, cpu_to_le32(fl_bar_intx_seq(ep)));
 	memset(st->reserved, 0, sizeof(st->reserved));
 	/* error and generation before the state the host waits for */
 	wmb();
@@ -270,6 +277,7 @@ bool fl_bar_heal_status(struct fl_ep *ep)
 	if (le32_to_cpu(READ_ONCE(st->state)) == ep->state &&
 	    le32_to_cpu(READ_ONCE(st->error)) == ep->st_error &&
 	    le32_to_cpu(READ_ONCE(st->generation)) == ep->st_generation &&
+	    le32_to_cpu(READ_ONCE(st->intx_seq)) == fl_bar_intx_seq(ep) &&
 	    !memchr_inv(st->reserved, 0, sizeof(st->reserved)))
 		return false;
 	fl_stat_add(ep, FL_STAT_STATUS_REPAIRS, 1);

@@ -34,20 +34,23 @@
  * run the host may arm below the second's cq_prod before it landed: with
  * FL_F_IRQ_SEEN the arm says so (fl_cq_behind()) and is answered.
  *
- * INTx (FL_F_INTX_ACK): the host writes fl_bar_doorbell.irq_ack whenever it
- * enabled INTx for the next interrupt (after its handler masked it, and
- * before it sleeps); the endpoint raises the next INTx only after irq_ack
- * changed, so no pulse ends unseen while the host has INTx disabled and the
- * line is never asserted again for a host that has not run its handler.
- * An INTx lost anyway (its pulse ended before the host saw it; the lab's
- * drop_irq) is never acknowledged: it is raised again after 20 ms while the
- * host has completions it has not consumed (intx_retries). An acknowledge
- * that comes after such a raise again may count only the first INTx (taken
- * late, while the second met INTx disabled): the acknowledge is a count, so
- * one short of the raises made leaves the last in doubt, and it is raised
- * once more if the host has completions it has not consumed. The EPC API has no
- * deassert: each raise is the controller's own pulse (about 1 ms on Tegra234
- * and Cadence).
+ * INTx (FL_F_INTX_SEQ): each INTx has a number, written to
+ * fl_bar_status.intx_seq before the raise; the host's handler reads it when it
+ * takes the INTx and masks INTx, and writes it to fl_bar_doorbell.irq_ack
+ * whenever it enables INTx again (line low). The endpoint raises its next
+ * INTx only once irq_ack carries the number of its last one, so no pulse
+ * ends unseen while the host has INTx disabled and the line is never
+ * asserted again for a host that has not run its handler. An INTx lost
+ * anyway (its pulse ended before the host saw it; the lab's drop_irq) is
+ * never acknowledged: it is raised again, with a new number, after 20 ms
+ * while the host has completions it has not consumed (intx_retries). The
+ * acknowledge of the INTx raised before it may still come, late (the host's
+ * enable waits for the line to go low): an older number settles nothing.
+ * Before minor 2 irq_ack was a count of the INTx the handler took, and a late
+ * count passed for the acknowledge of the next INTx, which had met INTx
+ * disabled and was lost: poll() slept for good beside a CPU hog (65-notify,
+ * "late INTx acknowledge"). The EPC API has no deassert: each raise is the
+ * controller's own pulse (about 1 ms on Tegra234 and Cadence).
  *
  * Copyright (C) 2026 The framelink authors
  */
@@ -72,29 +75,23 @@ static const unsigned int fl_irq_types[] = {
  */
 #define FL_INTX_RETRY_NS	(20 * NSEC_PER_MSEC)
 
-/* INTx with FL_F_INTX_ACK in use: the next raise waits for irq_ack */
+/* INTx with FL_F_INTX_SEQ in use: the next raise waits for irq_ack */
 static bool fl_cq_intx_acked_mode(struct fl_ep *ep)
 {
-	return ep->irq_type == FL_IRQ_INTX && (ep->accepted & FL_F_INTX_ACK) &&
+	return ep->irq_type == FL_IRQ_INTX && (ep->accepted & FL_F_INTX_SEQ) &&
 	       ep->state == FL_STATE_READY;
 }
 
 /*
- * Take in the host's acknowledge: irq_ack moved since the first unacknowledged
- * raise. It counts the INTx the host's handler took, written when INTx is
- * enabled again, so after a raise again (intx_raised > 1) it may count only
- * the first one, taken late, while the later one met INTx still disabled and
- * was lost (65-notify, "late INTx acknowledge"). Such an acknowledge leaves
- * that later raise in doubt.
- *
- * Return: true when the acknowledge covers fewer raises than were made.
+ * Take in the host's acknowledge: irq_ack carries the number of the last INTx.
+ * Any other number acknowledges an earlier INTx, taken late: the last one is
+ * still out, taken and waiting for the host's enable, or lost (then raised
+ * again once overdue).
  */
-static bool fl_cq_intx_settle(struct fl_ep *ep, u32 ack)
+static void fl_cq_intx_settle(struct fl_ep *ep)
 {
-	if (!ep->intx_out || ack == ep->intx_ack)
-		return false;
-	ep->intx_out = false;
-	return ack - ep->intx_ack < ep->intx_raised;
+	if (ep->intx_out && le32_to_cpu(READ_ONCE(ep->db->irq_ack)) == ep->intx_seq)
+		ep->intx_out = false;
 }
 
 /* The last INTx is unacknowledged for FL_INTX_RETRY_NS (after fl_cq_intx_settle()) */
@@ -104,19 +101,15 @@ static bool fl_cq_intx_overdue(struct fl_ep *ep)
 }
 
 /*
- * INTx with FL_F_INTX_ACK: true while the last INTx is not acknowledged (the
- * caller defers this one) and not overdue; otherwise records the raise about
- * to happen: the first since an acknowledge, or one more of the same (a raise
- * again, which the acknowledge must then count too).
+ * INTx with FL_F_INTX_SEQ: true while the last INTx is not acknowledged (the
+ * caller defers this one) and not overdue; otherwise the raise about to
+ * happen is the one out from now on (fl_cq_raise_num() numbers it).
  */
 static bool fl_cq_intx_busy(struct fl_ep *ep)
 {
-	u32 ack;
-
 	if (!fl_cq_intx_acked_mode(ep))
 		return false;
-	ack = le32_to_cpu(READ_ONCE(ep->db->irq_ack));
-	fl_cq_intx_settle(ep, ack);
+	fl_cq_intx_settle(ep);
 	if (ep->intx_out) {
 		if (!fl_cq_intx_overdue(ep)) {
 			ep->intx_wait = true;
@@ -125,12 +118,8 @@ static bool fl_cq_intx_busy(struct fl_ep *ep)
 		fl_stat_add(ep, FL_STAT_INTX_RETRIES, 1);
 		dev_info_ratelimited(ep->dev, "INTx not acknowledged within %u ms: raised again\n",
 				     (u32)(FL_INTX_RETRY_NS / NSEC_PER_MSEC));
-		ep->intx_raised++;
-	} else {
-		ep->intx_out = true;
-		ep->intx_ack = ack;
-		ep->intx_raised = 1;
 	}
+	ep->intx_out = true;
 	ep->intx_wait = false;
 	ep->intx_ts = ktime_get_ns();
 	return false;
@@ -139,31 +128,25 @@ static bool fl_cq_intx_busy(struct fl_ep *ep)
 /*
  * A lost INTx leaves the host asleep with completions it has not consumed,
  * and nothing new may come to raise another: the idle pass raises it again,
- * 20 ms after it went unacknowledged, or at once when an acknowledge left it
- * in doubt (a spare interrupt at worst: the host's handler finds nothing).
+ * 20 ms after it went unacknowledged.
  */
 static bool fl_cq_intx_lost(struct fl_ep *ep)
 {
-	bool doubt;
-
 	if (!fl_cq_intx_acked_mode(ep))
 		return false;
-	doubt = fl_cq_intx_settle(ep, le32_to_cpu(READ_ONCE(ep->db->irq_ack)));
-	if (!doubt && !fl_cq_intx_overdue(ep))
+	fl_cq_intx_settle(ep);
+	if (!fl_cq_intx_overdue(ep))
 		return false;
-	if (le32_to_cpu(READ_ONCE(ep->db->cq_cons)) == ep->cq_prod)
-		return false;
-	if (doubt) {
-		fl_stat_add(ep, FL_STAT_INTX_RETRIES, 1);
-		dev_info_ratelimited(ep->dev, "INTx acknowledged for fewer raises than made: raised again\n");
-	}
-	return true;
+	return le32_to_cpu(READ_ONCE(ep->db->cq_cons)) != ep->cq_prod;
 }
 
 /**
  * fl_cq_raise_num() - raise one interrupt of the type the host enabled
  * @ep: the endpoint (engine context, or engine stopped; irq_type not NONE).
  * @num: the number passed to pci_epc_raise_irq() (its meaning: irqtest.c).
+ *
+ * An INTx the host acknowledges by number (%FL_F_INTX_SEQ) gets the next
+ * number in fl_bar_status.intx_seq first.
  *
  * Return: pci_epc_raise_irq()'s result; -EIO (controller in reset) also marks
  * the session lost for the window and the controller.
@@ -173,6 +156,11 @@ int fl_cq_raise_num(struct fl_ep *ep, u16 num)
 	struct pci_epf *epf = ep->epf;
 	int ret;
 
+	if (ep->irq_type == FL_IRQ_INTX && (ep->accepted & FL_F_INTX_SEQ)) {
+		WRITE_ONCE(ep->status->intx_seq, cpu_to_le32(++ep->intx_seq));
+		/* the number in BAR0 before the raise: the host's handler reads it */
+		wmb();
+	}
 	ret = pci_epc_raise_irq(ep->epc, epf->func_no, epf->vfunc_no,
 				fl_irq_types[ep->irq_type], num);
 	if (ret == -EIO) {
@@ -193,7 +181,7 @@ int fl_cq_raise_num(struct fl_ep *ep, u16 num)
  * With the number the self-test found (1, or 0 on a 0-based controller;
  * irqtest.c), and not at all when it found that none reaches the host: the
  * host polls then. An INTx the host has not acknowledged yet
- * (%FL_F_INTX_ACK) defers this one until it does (fl_cq_idle()).
+ * (%FL_F_INTX_SEQ) defers this one until it does (fl_cq_idle()).
  *
  * Return: 0 when raised, deferred or not due; the controller's errno when the raise failed.
  */
@@ -225,6 +213,7 @@ int fl_cq_init(struct fl_ep *ep)
 {
 	struct fl_host_status hs = {};
 	struct fl_bar_ctrl c;
+	u32 ack;
 	int ret;
 
 	/* The host writes every other field before ENABLE */
@@ -251,7 +240,10 @@ int fl_cq_init(struct fl_ep *ep)
 	ep->cq_sig_seen = 0;
 	ep->intx_out = false;
 	ep->intx_wait = false;
-	ep->intx_raised = 0;
+	/* INTx numbers go on past any acknowledge the host may still write (an earlier bind's) */
+	ack = le32_to_cpu(READ_ONCE(ep->db->irq_ack));
+	if ((s32)(ack - ep->intx_seq) > 0)
+		ep->intx_seq = ack;
 	ep->irq_owed = false;
 
 	ret = fl_cqmap_map(ep);

@@ -526,12 +526,11 @@ struct fl_notify_src {
  *	(%FL_F_IRQ_SEEN; engine private).
  * @cq_sig_seen: fl_bar_doorbell.irq_seen then (engine private).
  * @intx_out: an INTx was raised and the host has not acknowledged it yet
- *	(%FL_F_INTX_ACK; engine private).
+ *	(%FL_F_INTX_SEQ; engine private).
  * @intx_wait: an INTx is due once the host acknowledges (engine private).
- * @intx_ack: fl_bar_doorbell.irq_ack when the first unacknowledged INTx was
- *	raised (engine private).
- * @intx_raised: INTx raised since then: 1, more after raises again; an
- *	acknowledge that counts fewer leaves the last one in doubt (engine
+ * @intx_seq: the number of the last INTx raised, fl_bar_status.intx_seq
+ *	(free-running for the life of the function, never reset at enable, so
+ *	that an acknowledge from an earlier session cannot match; engine
  *	private).
  * @intx_ts: when the last INTx was raised (ktime_get_ns(); engine private).
  * @irq_owed: the last raise failed: made again on the next pass (engine private).
@@ -671,8 +670,7 @@ struct fl_ep {
 	u32 cq_sig_seen;
 	bool intx_out;
 	bool intx_wait;
-	u32 intx_ack;
-	u32 intx_raised;
+	u32 intx_seq;
 	u64 intx_ts;
 	bool irq_owed;
 

@@ -62,7 +62,6 @@ static bool fl_irqt_try(struct fl_ep *ep, u16 num)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(clamp(irq_test_ms, 1U, 500U)) + 1;
 	u32 base = le32_to_cpu(READ_ONCE(ep->db->irq_test));
-	u32 ack = le32_to_cpu(READ_ONCE(ep->db->irq_ack));
 	int ret;
 
 	ret = fl_cq_raise_num(ep, num);
@@ -71,10 +70,9 @@ static bool fl_irqt_try(struct fl_ep *ep, u16 num)
 				     fl_irqt_type_names[ep->irq_type], num, ret);
 		return false;
 	}
-	/* An INTx the host counted is unacknowledged until irq_ack moves (FL_F_INTX_ACK) */
+	/* An INTx is unacknowledged until irq_ack carries its number (FL_F_INTX_SEQ) */
 	if (ep->irq_type == FL_IRQ_INTX) {
 		ep->intx_out = true;
-		ep->intx_ack = ack;
 		ep->intx_ts = ktime_get_ns();
 	}
 	for (;;) {

@@ -30,6 +30,11 @@
 
 #define FL_HOST_DRV_NAME	"framelink-host"
 
+/* BAR0 offsets of the endpoint's control, status and doorbell words */
+#define FL_CTRL(f)	(FL_BAR_CTRL_OFFSET + offsetof(struct fl_bar_ctrl, f))
+#define FL_STATUS(f)	(FL_BAR_STATUS_OFFSET + offsetof(struct fl_bar_status, f))
+#define FL_DB(f)	(FL_BAR_DOORBELL_OFFSET + offsetof(struct fl_bar_doorbell, f))
+
 /* Bound of each half of the BAR0 handshake (stop: RESET, start: READY). */
 #define FL_SETUP_TIMEOUT_MS	2000
 
@@ -177,8 +182,9 @@ struct fl_rx_shadow {
  *	@intx_masked (the endpoint's next pulse would end while INTx is disabled: lost).
  * @intx_masked: the handler masked INTx at the function; set by the handler (INTx is then
  *	disabled, so it does not run again), cleared under @lock when INTx is enabled again.
- * @intx_taken: INTx the handler took (INTx Status set when it ran), written to
- *	fl_bar_doorbell.irq_ack each time INTx is enabled again; under @intx_lock.
+ * @intx_seq: fl_bar_status.intx_seq as the handler read it when it last took an INTx
+ *	(INTx Status set when it ran; %FL_F_INTX_SEQ), written to fl_bar_doorbell.irq_ack
+ *	each time INTx is enabled again; under @intx_lock.
  * @intx_work: enables INTx again one jiffy after the handler masked it.
  * @irqt_armed: between writing the control block and reading READY, the handler counts
  *	each interrupt in fl_bar_doorbell.irq_test: the endpoint's interrupt self-test
@@ -285,7 +291,7 @@ struct fl_host {
 	/* INTx acknowledge and masking: queue.c fl_q_irq()/fl_q_arm() (issue 8) */
 	spinlock_t intx_lock;	/* see @intx_lock above */
 	bool intx_masked;
-	u32 intx_taken;
+	u32 intx_seq;
 	struct delayed_work intx_work;
 	/* interrupt self-test at enable (issue 9 section 1): setup.c, queue.c fl_q_irq() */
 	bool irqt_armed;

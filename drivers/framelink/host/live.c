@@ -44,9 +44,6 @@
 /* one whole attempt: stop and start handshakes plus scheduling slack */
 #define FL_RESET_WAIT_MS	(2 * FL_SETUP_TIMEOUT_MS + 1000)
 
-#define FL_CTRL(f)	(FL_BAR_CTRL_OFFSET + offsetof(struct fl_bar_ctrl, f))
-#define FL_STATUS(f)	(FL_BAR_STATUS_OFFSET + offsetof(struct fl_bar_status, f))
-
 /**
  * fl_live_link_ok() - is the function reachable?
  * @host: the device.

@@ -26,8 +26,6 @@
 #include "fl_proto.h"
 #include "trace.h"
 
-#define FL_DB(f)	(FL_BAR_DOORBELL_OFFSET + offsetof(struct fl_bar_doorbell, f))
-
 static unsigned int irq_batch = 30;
 module_param(irq_batch, uint, 0644);
 MODULE_PARM_DESC(irq_batch,
@@ -397,20 +395,20 @@ void fl_q_drain(struct fl_host *host)
 
 /*
  * Enable INTx again (the handler masked it at the function) and tell the endpoint, through
- * irq_ack (%FL_F_INTX_ACK), that it may raise the next one: only with INTx enabled and the
+ * irq_ack (%FL_F_INTX_SEQ), that it may raise the next one: only with INTx enabled and the
  * line low, since an INTx pulse that meets a masked function is lost, and a line still
  * asserted runs the handler again, which masks it again. Such a line stays masked unless
  * @force (the work item, at most once per jiffy), which enables it without acknowledging:
  * the handler runs and masks, and the work comes back a jiffy later to acknowledge once the
  * line is low. fl_host.lock held.
  *
- * The acknowledge is the count of INTx taken, not of enables: both a consumer going to
- * sleep and the work item enable INTx after one handler run, and a second, stale enable
- * that reaches the endpoint after it raised the next INTx, but before the handler took
- * it, must not read as that INTx's acknowledge. It did (65-notify at HZ=250, where the
- * work runs 4 ms after the handler): the endpoint raised once more while the handler had
- * INTx masked, the pulse was lost, and the next enable "acknowledged" it, so it was never
- * raised again and poll() slept for good.
+ * The acknowledge is the number of the last INTx the handler took, not a count of enables
+ * or of handler runs: a stale enable (a consumer going to sleep and the work item both
+ * enable INTx after one handler run) that reaches the endpoint after it raised the next
+ * INTx, but before the handler took it, writes the old number and acknowledges nothing. A
+ * count could not tell either: after the endpoint raised an unacknowledged INTx again, a
+ * late count of the first passed for the acknowledge of the next one, lost meanwhile on a
+ * masked function, and poll() slept for good (65-notify, "late INTx acknowledge").
  */
 static void fl_q_intx_ready(struct fl_host *host, bool force)
 {
@@ -426,8 +424,8 @@ static void fl_q_intx_ready(struct fl_host *host, bool force)
 	host->intx_masked = false;
 	/* enables INTx only when the line is low (INTx Status clear) */
 	if (pci_check_and_unmask_intx(host->pdev)) {
-		if (host->features & FL_F_INTX_ACK)
-			writel(host->intx_taken, host->bar + FL_DB(irq_ack));
+		if (host->features & FL_F_INTX_SEQ)
+			writel(host->intx_seq, host->bar + FL_DB(irq_ack));
 	} else if (force) {
 		pci_read_config_word(host->pdev, PCI_COMMAND, &cmd);
 		pci_write_config_word(host->pdev, PCI_COMMAND, cmd & ~PCI_COMMAND_INTX_DISABLE);
@@ -573,8 +571,8 @@ bool fl_q_idle(struct fl_host *host)
  * a level line runs this handler again after every return while it is asserted. So the
  * handler masks INTx at the function (INTx Disable, as vfio and uio_pci_generic do); a
  * consumer about to sleep (fl_q_arm()) or, a jiffy later, fl_q_intx_work() enables it again
- * and then acknowledges in irq_ack (%FL_F_INTX_ACK): the endpoint raises its next INTx only
- * after that.
+ * and then acknowledges in irq_ack with the number the endpoint gave the INTx, read here
+ * (%FL_F_INTX_SEQ): the endpoint raises its next INTx only after that.
  *
  * During the enable handshake it also answers the endpoint's interrupt self-test
  * (%FL_F_IRQ_TEST): the count of interrupts taken goes to fl_bar_doorbell.irq_test.
@@ -593,7 +591,9 @@ irqreturn_t fl_q_irq(int irq, void *data)
 			return IRQ_NONE;
 		}
 		host->intx_masked = true;
-		host->intx_taken++;
+		/* which INTx this is: the endpoint numbered it before raising (non-posted read) */
+		if (READ_ONCE(host->features) & FL_F_INTX_SEQ)
+			host->intx_seq = readl(host->bar + FL_STATUS(intx_seq));
 		spin_unlock(&host->intx_lock);
 		schedule_delayed_work(&host->intx_work, msecs_to_jiffies(1));
 	}

@@ -13,10 +13,6 @@
 #include "host.h"
 #include "fl_proto.h"
 
-#define FL_CTRL(f)	(FL_BAR_CTRL_OFFSET + offsetof(struct fl_bar_ctrl, f))
-#define FL_STATUS(f)	(FL_BAR_STATUS_OFFSET + offsetof(struct fl_bar_status, f))
-#define FL_DB(f)	(FL_BAR_DOORBELL_OFFSET + offsetof(struct fl_bar_doorbell, f))
-
 /*
  * FL_F_IRQ_PROD (settle.c) is accepted unless this is cleared: then the endpoint reads its
  * completions back across the link before every interrupt instead, as an endpoint
@@ -214,7 +210,7 @@ static void fl_setup_zero_reserved(struct fl_host *host, u32 off, size_t bytes)
  * Clears the completion ring, zeroes the doorbell indices, writes all of fl_bar_ctrl
  * (reserved words included) and sets %FL_CTRL_ENABLE. The caller waits for
  * %FL_STATE_READY and calls fl_setup_finish(). Every host-written word of BAR0 but irq_ack
- * (a count the endpoint only compares) and the rings (each entry written before it is
+ * (a number the endpoint only compares) and the rings (each entry written before it is
  * produced) is rewritten here, so garbage a previous host left is gone at every enable.
  *
  * Return: fl_bar_status.generation before the enable.
@@ -322,8 +318,9 @@ done:
  * @host: the device; fl_host.lock held.
  * @generation: what fl_setup_start() returned.
  *
- * The reserved words of fl_bar_status must be zero (a later minor ABI may use them), so an
- * endpoint that sets them is refused: the enable is withdrawn.
+ * The reserved words of fl_bar_status must be zero (a later minor ABI may use them), and
+ * intx_seq too unless %FL_F_INTX_SEQ was accepted, so an endpoint that sets them is refused:
+ * the enable is withdrawn.
  *
  * Return: 0 (queue enabled), or -EPROTO.
  */
@@ -336,7 +333,8 @@ int fl_setup_finish(struct fl_host *host, u32 generation)
 	WRITE_ONCE(host->irqt_armed, false);
 	/* once per enable: 64 non-posted reads are fine here, never on the hot path */
 	memcpy_fromio(&st, host->bar + FL_BAR_STATUS_OFFSET, sizeof(st));
-	if (memchr_inv(st.reserved, 0, sizeof(st.reserved))) {
+	if (memchr_inv(st.reserved, 0, sizeof(st.reserved)) ||
+	    (!(host->features & FL_F_INTX_SEQ) && st.intx_seq)) {
 		host->stats.protocol_errors++;
 		dev_err_ratelimited(host->dev,
 				    "endpoint status block: reserved fields not zero; not enabling\n");

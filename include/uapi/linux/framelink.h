@@ -58,8 +58,11 @@
 
 #define FL_MAGIC		0x4b4e4c46	/* "FLNK" */
 #define FL_ABI_MAJOR		1
-/* Minor 1: FL_IOC_IMPORT, FL_IOC_UNIMPORT, fl_info.caps and max_imports, fl_stats.tx_imported */
-#define FL_ABI_MINOR		1
+/*
+ * Minor 1: FL_IOC_IMPORT, FL_IOC_UNIMPORT, fl_info.caps and max_imports, fl_stats.tx_imported.
+ * Minor 2: %FL_F_INTX_SEQ and fl_bar_status.intx_seq; %FL_F_INTX_ACK retired.
+ */
+#define FL_ABI_MINOR		2
 #define FL_ABI_VERSION		((FL_ABI_MAJOR << 16) | FL_ABI_MINOR)
 
 #define FL_BAR_SIZE		0x100000	/* 1 MiB */
@@ -75,11 +78,11 @@
 #define FL_F_DMA		(1ULL << 1)	/* the endpoint moves frames with its DMA engine */
 #define FL_F_TIMESTAMPS		(1ULL << 2)	/* completions carry endpoint timestamps */
 /*
- * INTx acknowledge (issue 8): the host writes fl_bar_doorbell.irq_ack whenever it enabled INTx
- * for the next interrupt (after handling one, and before it sleeps), with the count of INTx
- * its handler took; the endpoint raises its next INTx only once irq_ack changed.
- * A peer that does not know the bit neither offers nor accepts it: the endpoint then raises
- * INTx as before and the host does not write irq_ack.
+ * Retired in minor 2 (never offered or accepted since): the INTx acknowledge of minors 0
+ * and 1, where irq_ack was a count of the INTx the host's handler took. A count cannot tell
+ * the late acknowledge of an INTx raised again from the acknowledge of the next one, so a
+ * next INTx lost to a masked function could pass for taken (a lost wake-up). Superseded by
+ * %FL_F_INTX_SEQ; a peer that still offers or accepts this bit gets no INTx acknowledge.
  */
 #define FL_F_INTX_ACK		(1ULL << 3)
 
@@ -149,8 +152,23 @@
  */
 #define FL_F_IRQ_SEEN		(1ULL << 7)
 
-#define FL_F_ALL		(FL_F_CQ_EVENT | FL_F_DMA | FL_F_TIMESTAMPS | FL_F_INTX_ACK | \
-				 FL_F_IRQ_TEST | FL_F_CQ_BATCH | FL_F_IRQ_PROD | FL_F_IRQ_SEEN)
+/*
+ * INTx acknowledged by number (minor 2): before every INTx it raises the endpoint writes its
+ * number (free-running) to fl_bar_status.intx_seq in BAR0; the host's handler reads that word
+ * when it takes an INTx and masks it (INTx Disable), and writes the number it read to
+ * fl_bar_doorbell.irq_ack whenever it enables INTx again with the line low. The endpoint
+ * raises its next INTx only once irq_ack carries the number of its last one: an older number
+ * is the late acknowledge of an earlier INTx, and the last one stays unacknowledged (a raise
+ * that met INTx disabled and was lost is raised again with a new number after 20 ms). INTx
+ * is a level the host masks while it handles it, so an INTx raised while the function is
+ * masked is lost; a number, unlike a count, cannot be mistaken for a later INTx's.
+ * A peer that does not know the bit neither offers nor accepts it: the endpoint then raises
+ * INTx without waiting, leaves intx_seq zero, and the host does not write irq_ack.
+ */
+#define FL_F_INTX_SEQ		(1ULL << 8)
+
+#define FL_F_ALL		(FL_F_CQ_EVENT | FL_F_DMA | FL_F_TIMESTAMPS | FL_F_IRQ_TEST | \
+				 FL_F_CQ_BATCH | FL_F_IRQ_PROD | FL_F_IRQ_SEEN | FL_F_INTX_SEQ)
 
 /**
  * struct fl_bar_header - what the endpoint offers (BAR0 + 0x0, 256 bytes)
@@ -235,6 +253,8 @@ struct fl_bar_ctrl {
  * @generation: incremented at every enable, so the host can tell a restart.
  * @irq_test: with %FL_F_IRQ_TEST, FL_IRQT_* of the interrupt self-test of this enable,
  *	written before @state becomes %FL_STATE_READY; otherwise zero.
+ * @intx_seq: with %FL_F_INTX_SEQ, the number of the last INTx the endpoint raised
+ *	(free-running, written before the raise); otherwise zero.
  * @reserved: zero.
  */
 struct fl_bar_status {
@@ -242,7 +262,8 @@ struct fl_bar_status {
 	__le32 error;
 	__le32 generation;
 	__le32 irq_test;
-	__le32 reserved[60];
+	__le32 intx_seq;
+	__le32 reserved[59];
 };
 
 /**
@@ -254,10 +275,9 @@ struct fl_bar_status {
  *	cq_prod past this index (the host re-arms it to cq_cons when it goes idle; with
  *	%FL_F_CQ_BATCH possibly further ahead, and the endpoint interrupts at the end of a
  *	batch too).
- * @irq_ack: with %FL_F_INTX_ACK, free-running count of the INTx the host's handler took,
- *	written each time the host enabled INTx for the next interrupt; the endpoint raises
- *	its next INTx only after it changed (the same count written again acknowledges
- *	nothing: INTx was enabled twice for one interrupt).
+ * @irq_ack: with %FL_F_INTX_SEQ, fl_bar_status.intx_seq as the host's handler read it when
+ *	it last took an INTx, written each time the host enabled INTx for the next interrupt;
+ *	the endpoint raises its next INTx only once it equals the number of its last one.
  * @irq_test: with %FL_F_IRQ_TEST, free-running count of the interrupts the host's handler
  *	took during the enable handshake (the self-test's answer); zeroed by the host before
  *	it sets %FL_CTRL_ENABLE.
