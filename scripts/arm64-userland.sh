@@ -9,8 +9,9 @@
 # here wrote, for tests of framelink's V4L2 devices (issue 29); cached by this script's text.
 # Not wired into vm-run.sh or make check yet: copied into the initramfs by hand on 2026-12-07,
 # v4l2-ctl and gst-inspect-1.0 ran in the 6.12 VM; v4l2-compliance 1.22.1 reported 24 failed
-# of 113 on vivid-000 and gst-launch-1.0 v4l2src from it did not finish, both not yet
-# understood (Documentation/research/issue29-v4l2.md).
+# of 113 on vivid-000 (not yet understood), and every gst-launch-1.0 pipeline stalled with
+# GstPoll not created (the test kernel has no CONFIG_NET/CONFIG_UNIX: the first suspect;
+# Documentation/research/issue29-v4l2.md).
 set -euo pipefail
 packages=(v4l-utils gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good)
 # What the VM needs, relative to the unpacked packages: programs, then plugins
