@@ -7,11 +7,8 @@
 # the architecture for apt): the packages and their Depends are downloaded and unpacked into
 # the cache, never installed on the build machine, where they could not run. Tools nobody
 # here wrote, for tests of framelink's V4L2 devices (issue 29); cached by this script's text.
-# Not wired into vm-run.sh or make check yet: copied into the initramfs by hand on 2026-12-07,
-# v4l2-ctl and gst-inspect-1.0 ran in the 6.12 VM; v4l2-compliance 1.22.1 reported 24 failed
-# of 113 on vivid-000 (not yet understood), and every gst-launch-1.0 pipeline stalled with
-# GstPoll not created (the test kernel has no CONFIG_NET/CONFIG_UNIX: the first suspect;
-# Documentation/research/issue29-v4l2.md).
+# scripts/vm-run.sh copies the tree into the initramfs of every kernel with V4L2 (not 6.1);
+# GStreamer there needs AF_UNIX (scripts/kconfig/vm-6.12.config says why).
 set -euo pipefail
 packages=(v4l-utils gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good)
 # What the VM needs, relative to the unpacked packages: programs, then plugins
@@ -31,12 +28,36 @@ if [ -f "$cache/done" ]; then
 fi
 rm -rf "$cache"
 mkdir -p "$cache/debs" "$cache/x" "$out"
+# From Debian 13 (trixie), not the build machine's 12: v4l2-compliance checks the kernel's
+# uAPI as its own release knew it, and 12's 1.22.1 predates the test kernel (6.12): it takes
+# the create_bufs field 6.10 added (max_num_buffers) for a reserved word written non-zero,
+# and NV12's 6.12 description ("Y/UV 4:2:0") for a mismatch. The tree is self-contained
+# (its own libc and loader), so the build machine's release does not matter. A private apt
+# state, as scripts/fetch-newest-source.sh has, leaves the machine's sources alone.
+uri=$(awk '/^URIs:/ && $2 ~ /\/debian$/ {print $2; exit}' /etc/apt/sources.list.d/*.sources \
+	2>/dev/null || true)
+[ -n "$uri" ] || uri=$(awk '$1 == "deb" && $2 ~ /\/debian\/?$/ {print $2; exit}' \
+	/etc/apt/sources.list 2>/dev/null || true)
+[ -n "$uri" ] || { echo "arm64-userland: no Debian archive entry in /etc/apt" >&2; exit 1; }
+mkdir -p "$cache/apt/sources.d" "$cache/apt/lists/partial" "$cache/apt/cache/archives/partial"
+cat >"$cache/apt/sources.d/trixie.sources" <<SRC
+Types: deb
+URIs: $uri
+Suites: trixie trixie-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+apt_opts=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$cache/apt/sources.d"
+	-o Dir::State::Lists="$cache/apt/lists" -o Dir::State::Status=/dev/null
+	-o Dir::Cache="$cache/apt/cache" -o APT::Architectures::=arm64
+	-o APT::Architecture=arm64 -o Acquire::Languages=none -o APT::Sandbox::User=root)
+apt-get "${apt_opts[@]}" -qq update >&2
 # Depends only, recursively; arm64 packages (arch-all ones hold data the tests do not use)
-mapfile -t debs < <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
-	--no-breaks --no-replaces --no-enhances "${packages[@]/%/:arm64}" | grep '^[a-z0-9]' |
-	grep ':arm64$' | sort -u)
-echo "arm64-userland: ${#debs[@]} arm64 packages" >&2
-(cd "$cache/debs" && apt-get -qq -o APT::Sandbox::User=root download "${debs[@]}" >&2)
+mapfile -t debs < <(apt-cache "${apt_opts[@]}" depends --recurse --no-recommends \
+	--no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances "${packages[@]}" |
+	grep '^[a-z0-9]' | sed 's/:arm64$//' | sort -u)
+echo "arm64-userland: ${#debs[@]} packages from trixie" >&2
+(cd "$cache/debs" && apt-get "${apt_opts[@]}" -qq download "${debs[@]}" >&2)
 for d in "$cache"/debs/*.deb; do
 	dpkg-deb -x "$d" "$cache/x"
 done
@@ -45,8 +66,9 @@ done
 python3 - "$cache/x" "$out" "${files[@]}" <<'EOF'
 import os, shutil, subprocess, sys
 src, dst, start = sys.argv[1], sys.argv[2], sys.argv[3:]
-# the loader's own search path (no ld.so.cache in the VM)
-libdirs = ['lib/aarch64-linux-gnu', 'usr/lib/aarch64-linux-gnu']
+# the loader's own search path (no ld.so.cache in the VM), /usr first: trixie's /lib is a
+# link to it, and libgstreamer finds its plugins relative to where it was loaded from
+libdirs = ['usr/lib/aarch64-linux-gnu', 'lib/aarch64-linux-gnu']
 
 def needed(path):
     out = subprocess.run(['readelf', '-d', path], capture_output=True, text=True,
@@ -73,7 +95,7 @@ for rel in sorted(seen):
     shutil.copy(os.path.realpath(os.path.join(src, rel)), os.path.join(dst, rel))
 print(f'arm64-userland: {len(seen)} files', file=sys.stderr)
 EOF
-rm -rf "$cache/x" "$cache/debs"
+rm -rf "$cache/x" "$cache/debs" "$cache/apt"
 file -b "$out/usr/bin/v4l2-compliance" | grep -q 'ARM aarch64' ||
 	{ echo "arm64-userland: v4l2-compliance is not arm64" >&2; exit 1; }
 touch "$cache/done"

@@ -128,6 +128,7 @@ stage "board build targets" counted scripts/check-targets.sh "$k612"
 stage "board bring-up kit (dry run)" counted tests/board-kit/run.sh
 stage "dkms build (epf, host)" counted scripts/check-dkms.sh "$k612"
 stage "userspace (arm64)" scripts/build-userspace.sh "$k612"
+stage "v4l-utils, GStreamer (Debian arm64)" bash -c 'scripts/arm64-userland.sh >/dev/null'
 
 # The kernel of the 6.1 VM run below (the endpoint core's notifier path, before 6.4)
 stage "kernel 6.1 (Image)" bash -c 'scripts/kernel-image.sh 6.1 >/dev/null'

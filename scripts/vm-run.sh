@@ -97,6 +97,10 @@ for ko in "${extra_ko[@]}"; do cp "$ko" "$root/modules/"; done
 if [ -d "$top/build/arm64/bin" ]; then
 	cp "$top"/build/arm64/bin/* "$root/usr/bin/"
 fi
+# Debian's arm64 v4l-utils and GStreamer (issue 29), for the kernels with V4L2 (not 6.1)
+if [ "${kver%-gcov}" != 6.1 ]; then
+	cp -a "$("$top/scripts/arm64-userland.sh")"/. "$root/"
+fi
 {
 	echo "dir /dev 0755 0 0"
 	echo "nod /dev/console 0600 0 0 c 5 1"

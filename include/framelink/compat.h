@@ -664,4 +664,17 @@ static inline struct file *fl_get_file_active(struct file **f)
 }
 #endif
 
+/*
+ * vb2_ops members that drop and take vb2_queue.lock around a blocking DQBUF: needed until
+ * mainline 7.0 removed them (the core does it with the queue's lock). Expands inside an
+ * initializer of struct vb2_ops.
+ */
+#ifdef FL_HAVE_VB2_WAIT_PREPARE
+#define FL_VB2_WAIT_OPS \
+	.wait_prepare = vb2_ops_wait_prepare, \
+	.wait_finish = vb2_ops_wait_finish,
+#else
+#define FL_VB2_WAIT_OPS
+#endif
+
 #endif /* _FRAMELINK_COMPAT_H */

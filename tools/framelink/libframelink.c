@@ -177,6 +177,7 @@ static const struct {
 	FL_STAT(early_irqs),
 	FL_STAT(stale_irqs),
 	FL_STAT(tx_imported),
+	FL_STAT(tx_v4l2),
 };
 
 #undef FL_STAT

@@ -58,9 +58,9 @@ static int fl_release(struct inode *inode, struct file *file)
 	 * The last close gives every buffer back: frames still in flight or posted are
 	 * cancelled by a queue reset (waited for, bounded: the buffers come back only once
 	 * the endpoint cannot write them), completions nobody reaped are dropped. A queue
-	 * that stopped gets another attempt here.
+	 * that stopped gets another attempt here, unless the V4L2 device streams on it.
 	 */
-	if (!host->dead && (!fl_q_idle(host) || !host->enabled)) {
+	if (!host->dead && host->user != FL_USER_V4L2 && (!fl_q_idle(host) || !host->enabled)) {
 		fl_q_reset(host, -ECANCELED);
 		fl_live_wait_reset(host, false);
 	}
@@ -72,6 +72,8 @@ static int fl_release(struct inode *inode, struct file *file)
 		}
 		/* nothing in flight any more: the imports go with the last close */
 		fl_import_drop(host, false);
+		if (host->user == FL_USER_IOCTL)
+			host->user = FL_USER_NONE;
 	}
 	mutex_unlock(&host->lock);
 put:
@@ -104,6 +106,20 @@ static long fl_ioc_info(struct fl_host *host, void __user *argp)
 	info.caps = info.max_imports ? FL_CAP_IMPORT : 0;
 	mutex_unlock(&host->lock);
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+/*
+ * SUBMIT, POST and IMPORT make this device the ioctl path's until its last close, unless the
+ * V4L2 output device streams (v4l2.c): one queues frames at a time. fl_host.lock held.
+ */
+static int fl_claim_ioctl(struct fl_host *host)
+{
+	if (host->user == FL_USER_V4L2) {
+		dev_dbg_ratelimited(host->dev, "ioctl refused: the V4L2 device streams\n");
+		return -EBUSY;
+	}
+	host->user = FL_USER_IOCTL;
+	return 0;
 }
 
 static int fl_batch_get(struct fl_batch *b, void __user *argp)
@@ -157,6 +173,8 @@ static long fl_ioc_submit(struct fl_host *host, void __user *argp)
 		/* a queue being reset (or stopped) runs again first, bounded */
 		fl_live_before_queue(host);
 		ret = fl_live_wait_reset(host, true);
+		if (!ret)
+			ret = fl_claim_ioctl(host);
 		for (; !ret && i < n; i++) {
 			ret = fl_q_tx_one(host, &frames[i]);
 			if (ret)
@@ -199,6 +217,8 @@ static long fl_ioc_post(struct fl_host *host, void __user *argp)
 		i = 0;
 		fl_live_before_queue(host);
 		ret = fl_live_wait_reset(host, true);
+		if (!ret)
+			ret = fl_claim_ioctl(host);
 		for (; !ret && i < n; i++) {
 			ret = fl_q_rx_one(host, bufs[i]);
 			if (ret)
@@ -384,6 +404,7 @@ static long fl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct fl_host *host = fl_file_host(file);
 	void __user *argp = (void __user *)arg;
+	long ret;
 
 	switch (cmd) {
 	case FL_IOC_INFO:
@@ -397,7 +418,10 @@ static long fl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case FL_IOC_STATS:
 		return fl_ioc_stats(host, argp);
 	case FL_IOC_IMPORT:
-		return fl_import_add(host, argp);
+		mutex_lock(&host->lock);
+		ret = fl_claim_ioctl(host);
+		mutex_unlock(&host->lock);
+		return ret ? ret : fl_import_add(host, argp);
 	case FL_IOC_UNIMPORT:
 		return fl_import_remove(host, argp);
 	default:

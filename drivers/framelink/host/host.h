@@ -49,6 +49,15 @@ enum fl_buf_state {
 /* Imported dma-bufs a device holds at once (FL_IOC_IMPORT; fl_info.max_imports). */
 #define FL_HOST_IMPORTS		32
 
+/* Who queues frames on a device: one at a time (fl_host.user). */
+enum fl_host_user {
+	FL_USER_NONE,
+	FL_USER_IOCTL,	/* SUBMIT, POST or IMPORT on /dev/framelink<N>, until its last close */
+	FL_USER_V4L2,	/* the V4L2 output device, from STREAMON to STREAMOFF (v4l2.c) */
+};
+
+struct fl_host_v4l2;
+
 struct fl_host_import;
 
 /**
@@ -121,15 +130,20 @@ struct fl_rx_shadow {
  * @mrrs: Max_Read_Request_Size, bytes.
  * @nbufs: number of own frame buffers.
  * @nslots: buffer indices: @nbufs own, then up to %FL_HOST_IMPORTS imports (none on a
- *	kernel without dma-buf).
+ *	kernel without dma-buf); the indices the ioctls accept.
+ * @nvbufs: buffer indices after @nslots for the V4L2 output device's buffers (v4l2.c;
+ *	0 on a kernel without videobuf2-dma-contig); their completions go to it, never to
+ *	@fifo, and no ioctl names them.
  * @buf_size: bytes per buffer (page multiple).
- * @bufs: the buffers, @nslots entries (freed at the last put).
+ * @bufs: the buffers, @nslots + @nvbufs entries (freed at the last put).
  * @tx_sh: shadow of the tx ring (@tx_entries).
  * @rx_sh: shadow of the rx ring (@rx_entries).
  * @fifo: completions waiting for REAP (@nslots entries: one per buffer at most).
  * @lock: protects everything below, the buffer states, @tx_sh, @rx_sh, @fifo and every
  *	BAR0 access after probe (so remove() can unmap the BAR under it).
  * @dead: removed (or surprise-removed); set once, under @lock.
+ * @user: enum fl_host_user, who may queue frames now; @lock.
+ * @v4l2: the V4L2 output device (v4l2.c), or %NULL.
  * @imports_kept: remove() kept imports attached (the endpoint did not stop): they point
  *	at @pdev's device, so the last put keeps @pdev's reference for good.
  * @enabled: the endpoint is READY and the rings may be used.
@@ -240,6 +254,7 @@ struct fl_host {
 
 	u32 nbufs;
 	u32 nslots;
+	u32 nvbufs;
 	size_t buf_size;
 	struct fl_buf *bufs;
 	struct fl_tx_shadow *tx_sh;
@@ -248,6 +263,8 @@ struct fl_host {
 
 	struct mutex lock;	/* see @lock above */
 	bool dead;
+	u8 user;
+	struct fl_host_v4l2 *v4l2;
 	bool imports_kept;
 	bool enabled;
 	u32 tx_prod;
@@ -454,6 +471,29 @@ static inline u32 fl_import_keep(struct fl_host *host)
 	return 0;
 }
 #endif
+
+/* v4l2.c: the V4L2 output device (issue 29), where the kernel has videobuf2-dma-contig */
+#if IS_ENABLED(CONFIG_VIDEOBUF2_DMA_CONTIG) || defined(FL_V4L2_UNLINKED)
+#define FL_HOST_V4L2_BUFS	32	/* VB2_MAX_FRAME: a queue's buffers (v4l2.c asserts it) */
+int fl_v4l2_register(struct fl_host *host);
+void fl_v4l2_unregister(struct fl_host *host);
+void fl_v4l2_tx_done(struct fl_host *host, const struct fl_completion *c);
+#else
+#define FL_HOST_V4L2_BUFS	0
+static inline int fl_v4l2_register(struct fl_host *host)
+{
+	return 0;
+}
+
+static inline void fl_v4l2_unregister(struct fl_host *host)
+{
+}
+
+static inline void fl_v4l2_tx_done(struct fl_host *host, const struct fl_completion *c)
+{
+}
+#endif
+int fl_q_tx_buf(struct fl_host *host, u32 buf, u32 bytes, u32 flags, u64 cookie);
 
 /* cdev.c */
 int fl_cdev_register(struct fl_host *host);

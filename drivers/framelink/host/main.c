@@ -280,6 +280,10 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	ret = fl_cdev_register(host);
 	if (ret)
 		goto disable;
+	/* the ioctls work without it: a V4L2 core that refuses costs only /dev/videoN */
+	ret = fl_v4l2_register(host);
+	if (ret)
+		dev_warn(dev, "no V4L2 output device (%d)\n", ret);
 	pci_set_drvdata(pdev, host);
 	mutex_lock(&host->lock);
 	if (!host->enabled)
@@ -363,6 +367,8 @@ static void fl_remove(struct pci_dev *pdev)
 	host->dead = true;
 	mutex_unlock(&host->lock);
 	wake_up_all(&host->wq);
+	/* its buffers are freed through the function while it is still bound */
+	fl_v4l2_unregister(host);
 
 	fl_irq_teardown(host);
 	/*

@@ -49,6 +49,11 @@ static void fl_q_push(struct fl_host *host, const struct fl_completion *c)
 {
 	/* one entry per buffer at most (the buffer is DONE until reaped): never full */
 	trace_fl_host_complete(host->id, c->queue, c->buf, c->bytes, c->status, c->cookie);
+	/* a V4L2 buffer's frame goes back to videobuf2, not to REAP */
+	if (c->buf >= host->nslots) {
+		fl_v4l2_tx_done(host, c);
+		return;
+	}
 	host->fifo[(host->fifo_head + host->fifo_len) % host->nslots] = *c;
 	host->bufs[c->buf].state = FL_BUF_DONE;
 	WRITE_ONCE(host->fifo_len, host->fifo_len + 1);
@@ -69,6 +74,24 @@ static void fl_q_push(struct fl_host *host, const struct fl_completion *c)
  */
 int fl_q_tx_one(struct fl_host *host, const struct fl_frame *f)
 {
+	lockdep_assert_held(&host->lock);
+	if (f->reserved || f->buf >= host->nslots)
+		return -EINVAL;
+	return fl_q_tx_buf(host, f->buf, f->bytes, f->flags, f->cookie);
+}
+
+/**
+ * fl_q_tx_buf() - fl_q_tx_one() for any buffer index, the V4L2 device's too (v4l2.c)
+ * @host: the device; fl_host.lock held.
+ * @buf: buffer index, below fl_host.nslots + fl_host.nvbufs.
+ * @bytes: frame length.
+ * @flags: FL_FRAME_*.
+ * @cookie: the sender's cookie.
+ *
+ * Return: as fl_q_tx_one().
+ */
+int fl_q_tx_buf(struct fl_host *host, u32 buf, u32 bytes, u32 flags, u64 cookie)
+{
 	struct fl_tx_shadow *sh;
 	struct fl_tx_desc d;
 	u32 slot;
@@ -79,14 +102,14 @@ int fl_q_tx_one(struct fl_host *host, const struct fl_frame *f)
 		return -ENODEV;
 	if (!host->enabled)
 		return -EIO;
-	if (f->reserved || (f->flags & ~FL_FRAME_FLAGS) || f->buf >= host->nslots || !f->bytes)
+	if ((flags & ~FL_FRAME_FLAGS) || buf >= host->nslots + host->nvbufs || !bytes)
 		return -EINVAL;
 	/* a free import index has no length */
-	if (!host->bufs[f->buf].len)
+	if (!host->bufs[buf].len)
 		return -EINVAL;
-	if (f->bytes > host->bufs[f->buf].len || f->bytes > host->max_frame)
+	if (bytes > host->bufs[buf].len || bytes > host->max_frame)
 		return -EMSGSIZE;
-	if (host->bufs[f->buf].state != FL_BUF_APP)
+	if (host->bufs[buf].state != FL_BUF_APP)
 		return -EBUSY;
 	if (fl_ring_used(host->tx_prod, host->tx_cons) >= host->tx_entries)
 		return -EAGAIN;
@@ -94,32 +117,33 @@ int fl_q_tx_one(struct fl_host *host, const struct fl_frame *f)
 	/*
 	 * An import's CPU writers sync it through the dma-buf; its device writers have
 	 * fences, waited for here, and our read fence holds the next writer off (fence.c).
+	 * videobuf2 syncs a V4L2 buffer at QBUF.
 	 */
-	if (f->buf < host->nbufs) {
-		fl_buf_sync_for_device(host, f->buf, f->bytes, DMA_TO_DEVICE);
-	} else {
-		ret = fl_import_read_begin(host, f->buf);
+	if (buf < host->nbufs) {
+		fl_buf_sync_for_device(host, buf, bytes, DMA_TO_DEVICE);
+	} else if (buf < host->nslots) {
+		ret = fl_import_read_begin(host, buf);
 		if (ret)
 			return ret;
 	}
 	slot = fl_ring_slot(host->tx_prod, host->tx_entries);
 	sh = &host->tx_sh[slot];
-	sh->buf = f->buf;
-	sh->bytes = f->bytes;
-	sh->flags = f->flags;
+	sh->buf = buf;
+	sh->bytes = bytes;
+	sh->flags = flags;
 	sh->seq = host->tx_seq++;
-	sh->cookie = f->cookie;
+	sh->cookie = cookie;
 	sh->ts_submit = ktime_get_ns();
-	d.addr = cpu_to_le64(host->bufs[f->buf].dma);
-	d.bytes = cpu_to_le32(f->bytes);
-	d.flags = cpu_to_le32(f->flags);
-	d.cookie = cpu_to_le64(f->cookie);
-	d.id = cpu_to_le32(f->buf);
+	d.addr = cpu_to_le64(host->bufs[buf].dma);
+	d.bytes = cpu_to_le32(bytes);
+	d.flags = cpu_to_le32(flags);
+	d.cookie = cpu_to_le64(cookie);
+	d.id = cpu_to_le32(buf);
 	d.seq = cpu_to_le32(sh->seq);
 	memcpy_toio(host->bar + host->tx_off + slot * sizeof(d), &d, sizeof(d));
-	host->bufs[f->buf].state = FL_BUF_TX;
+	host->bufs[buf].state = FL_BUF_TX;
 	host->tx_prod++;
-	trace_fl_host_submit(host->id, f->buf, f->bytes, f->cookie);
+	trace_fl_host_submit(host->id, buf, bytes, cookie);
 	return 0;
 }
 
@@ -281,7 +305,9 @@ static int fl_q_complete_tx(struct fl_host *host, const struct fl_cqe *cqe, u64 
 	if (!c.status) {
 		host->stats.tx_frames++;
 		host->stats.tx_bytes += c.bytes;
-		if (id >= host->nbufs)
+		if (id >= host->nslots)
+			host->stats.tx_v4l2++;
+		else if (id >= host->nbufs)
 			host->stats.tx_imported++;
 	}
 	host->tx_cons++;
@@ -375,7 +401,7 @@ void fl_q_drain(struct fl_host *host)
 				       le16_to_cpu(cqe.kind), le32_to_cpu(cqe.id));
 			return;
 		}
-		if (fl_cqe_check(&cqe, host->nslots)) {
+		if (fl_cqe_check(&cqe, host->nslots + host->nvbufs)) {
 			fl_q_violation(host, "malformed completion (kind, buf)",
 				       le16_to_cpu(cqe.kind), le32_to_cpu(cqe.id));
 			return;

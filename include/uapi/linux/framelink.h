@@ -655,6 +655,9 @@ struct fl_reap {
  *	are woken anyway (host; reserved word before).
  * @tx_imported: frames sent from imported dma-bufs (FL_IOC_IMPORT), included in
  *	@tx_frames: the host CPU neither copied nor touched them (host; reserved word before).
+ * @tx_v4l2: frames sent from the buffers of the host's V4L2 output device (MMAP or
+ *	DMABUF), included in @tx_frames: the host CPU neither copied nor touched them either
+ *	(host; reserved word before).
  * @reserved: zero.
  */
 struct fl_stats {
@@ -681,7 +684,8 @@ struct fl_stats {
 	__u64 early_irqs;
 	__u64 stale_irqs;
 	__u64 tx_imported;
-	__u64 reserved[9];
+	__u64 tx_v4l2;
+	__u64 reserved[8];
 };
 
 /**

@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framelink-host: the link as a V4L2 output device (issue 29). A frame queued on
+ * /dev/videoN is a frame sent to the endpoint: the endpoint's DMA reads it from the vb2
+ * buffer itself (MMAP: vb2-dma-contig memory of the host's PCI function; DMABUF: the
+ * camera's or GPU's buffer, attached to that function), no CPU copy on the host.
+ *
+ * The V4L2 device and the ioctls share one queue engine (queue.c): a vb2 buffer has a buffer
+ * index past the ioctl indices (fl_host.nslots + vb2 index), its descriptor goes into the tx
+ * ring as any frame's, and its TX_DONE comes back through fl_q_drain() to
+ * fl_v4l2_tx_done() instead of the REAP fifo. Only one of the two queues frames at a time
+ * (fl_host.user): STREAMON fails with -EBUSY while an app holds the ioctl path, and the
+ * ioctls fail with -EBUSY while V4L2 streams.
+ *
+ * Nobody calls REAP here, so a work item does what REAP's loop does: drain the completion
+ * ring, queue what waits, arm the interrupt, and look again on every wake-up of fl_host.wq
+ * (interrupt, reset, remove) and at least every 100 ms while frames are out (a jiffy without
+ * an interrupt that arrives).
+ *
+ * Locks: the vb2 queue and the ioctls are serialised by fl_host_v4l2.lock (taken by the
+ * V4L2 core), which nests outside fl_host.lock; the work item takes fl_host.lock only.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <media/v4l2-device.h>
+#include <media/v4l2-ioctl.h>
+#include <media/v4l2-fh.h>
+#include <media/videobuf2-v4l2.h>
+#include <media/videobuf2-dma-contig.h>
+
+#include "host.h"
+#include "v4l2-fmt.h"
+
+static_assert(FL_HOST_V4L2_BUFS == VB2_MAX_FRAME);
+
+/**
+ * struct fl_host_v4l2 - the V4L2 output device of one host device
+ * @host: the device (a reference, dropped by the video device's release).
+ * @v4l2_dev: the V4L2 parent.
+ * @vdev: /dev/videoN.
+ * @queue: the vb2 output queue.
+ * @lock: serialises the V4L2 ioctls and the vb2 queue (vdev.lock, queue.lock).
+ * @fmt: the current format; @lock.
+ * @pending: buffers queued by the app and not yet in the tx ring; fl_host.lock.
+ * @out: buffers in the tx ring, by vb2 index; fl_host.lock.
+ * @streaming: between start and stop of streaming; fl_host.lock.
+ * @sequence: sequence number of the next completed buffer; fl_host.lock.
+ * @wait: on fl_host.wq while streaming: a wake-up queues @pump.
+ * @pump: drains completions and queues pending buffers (the work REAP does for the ioctls).
+ */
+struct fl_host_v4l2 {
+	struct fl_host *host;
+	struct v4l2_device v4l2_dev;
+	struct video_device vdev;
+	struct vb2_queue queue;
+	struct mutex lock;	/* see @lock above */
+	struct v4l2_pix_format fmt;
+	struct list_head pending;
+	struct vb2_v4l2_buffer *out[FL_HOST_V4L2_BUFS];
+	bool streaming;
+	u32 sequence;
+	struct wait_queue_entry wait;
+	struct delayed_work pump;
+};
+
+/* A vb2 buffer and its place on fl_host_v4l2.pending. */
+struct fl_v4l2_buf {
+	struct vb2_v4l2_buffer vb;
+	struct list_head node;
+};
+
+static struct fl_v4l2_buf *fl_v4l2_buf(struct vb2_buffer *vb)
+{
+	return container_of(to_vb2_v4l2_buffer(vb), struct fl_v4l2_buf, vb);
+}
+
+/* Pending buffers into the tx ring while it has room; fl_host.lock held. */
+static void fl_v4l2_submit(struct fl_host_v4l2 *v)
+{
+	struct fl_host *host = v->host;
+	struct fl_v4l2_buf *b, *tmp;
+	bool queued = false;
+	int ret;
+
+	list_for_each_entry_safe(b, tmp, &v->pending, node) {
+		struct vb2_buffer *vb = &b->vb.vb2_buf;
+		u32 idx = host->nslots + vb->index;
+
+		host->bufs[idx].dma = vb2_dma_contig_plane_dma_addr(vb, 0);
+		host->bufs[idx].len = vb2_plane_size(vb, 0);
+		/* the cookie carries the capture timestamp to the endpoint (COPY) */
+		ret = fl_q_tx_buf(host, idx, vb2_get_plane_payload(vb, 0), FL_FRAME_EOF,
+				  vb->timestamp);
+		if (ret == -EAGAIN)
+			break;
+		list_del(&b->node);
+		if (ret) {
+			dev_err_ratelimited(host->dev, "V4L2 buffer %u not sent: %d\n",
+					    vb->index, ret);
+			vb2_buffer_done(vb, VB2_BUF_STATE_ERROR);
+			continue;
+		}
+		v->out[vb->index] = &b->vb;
+		queued = true;
+	}
+	if (queued)
+		fl_q_tx_kick(host);
+}
+
+static bool fl_v4l2_busy(struct fl_host_v4l2 *v)
+{
+	return v->streaming && !fl_q_idle(v->host);
+}
+
+static void fl_v4l2_pump(struct work_struct *work)
+{
+	struct fl_host_v4l2 *v = container_of(to_delayed_work(work), struct fl_host_v4l2, pump);
+	struct fl_host *host = v->host;
+	unsigned long next;
+
+	mutex_lock(&host->lock);
+	if (!v->streaming) {
+		mutex_unlock(&host->lock);
+		return;
+	}
+	/* completions call fl_v4l2_tx_done(), which frees room for what is pending */
+	fl_q_drain(host);
+	fl_v4l2_submit(v);
+	/* the interrupt was armed after completions that landed meanwhile: look again */
+	while (fl_v4l2_busy(v) && fl_q_arm(host)) {
+		fl_q_drain(host);
+		fl_v4l2_submit(v);
+	}
+	/* the safety net REAP has too: a lost interrupt costs 100 ms, no vector a jiffy */
+	next = fl_host_irq_live(host) ? HZ / 10 : 1;
+	if (fl_v4l2_busy(v))
+		mod_delayed_work(system_highpri_wq, &v->pump, next);
+	if (host->enabled && !fl_q_idle(host))
+		fl_live_poll_arm(host);
+	mutex_unlock(&host->lock);
+}
+
+/* fl_host.wq's wake-up (interrupt context possible): run the pump now */
+static int fl_v4l2_wake(struct wait_queue_entry *wait, unsigned int mode, int sync, void *key)
+{
+	struct fl_host_v4l2 *v = container_of(wait, struct fl_host_v4l2, wait);
+
+	mod_delayed_work(system_highpri_wq, &v->pump, 0);
+	return 0;
+}
+
+/**
+ * fl_v4l2_tx_done() - a V4L2 buffer's frame completed
+ * @host: the device; fl_host.lock held (fl_q_drain(), fl_q_fail_all()).
+ * @c: its completion; @c->buf is fl_host.nslots + the vb2 index.
+ */
+void fl_v4l2_tx_done(struct fl_host *host, const struct fl_completion *c)
+{
+	struct fl_host_v4l2 *v = host->v4l2;
+	u32 index = c->buf - host->nslots;
+	struct vb2_v4l2_buffer *vbuf;
+
+	lockdep_assert_held(&host->lock);
+	host->bufs[c->buf].state = FL_BUF_APP;
+	vbuf = v ? v->out[index] : NULL;
+	if (!vbuf) {
+		dev_warn_ratelimited(host->dev, "completion of V4L2 buffer %u not sent\n", index);
+		return;
+	}
+	v->out[index] = NULL;
+	vbuf->sequence = v->sequence++;
+	vbuf->field = V4L2_FIELD_NONE;
+	vb2_buffer_done(&vbuf->vb2_buf, c->status ? VB2_BUF_STATE_ERROR : VB2_BUF_STATE_DONE);
+}
+
+static int fl_v4l2_queue_setup(struct vb2_queue *q, unsigned int *nbuffers,
+			       unsigned int *nplanes, unsigned int sizes[],
+			       struct device *alloc_devs[])
+{
+	struct fl_host_v4l2 *v = vb2_get_drv_priv(q);
+	u32 size = v->fmt.sizeimage;
+
+	/* CREATE_BUFS: a buffer smaller than a frame could never be sent whole */
+	if (*nplanes)
+		return *nplanes != 1 || sizes[0] < size ? -EINVAL : 0;
+	*nplanes = 1;
+	sizes[0] = size;
+	return 0;
+}
+
+static int fl_v4l2_buf_out_validate(struct vb2_buffer *vb)
+{
+	struct vb2_v4l2_buffer *vbuf = to_vb2_v4l2_buffer(vb);
+
+	if (vbuf->field == V4L2_FIELD_ANY)
+		vbuf->field = V4L2_FIELD_NONE;
+	return vbuf->field == V4L2_FIELD_NONE ? 0 : -EINVAL;
+}
+
+static int fl_v4l2_buf_prepare(struct vb2_buffer *vb)
+{
+	struct fl_host_v4l2 *v = vb2_get_drv_priv(vb->vb2_queue);
+	struct fl_host *host = v->host;
+	unsigned long payload = vb2_get_plane_payload(vb, 0);
+
+	if (vb2_plane_size(vb, 0) < v->fmt.sizeimage || payload != v->fmt.sizeimage) {
+		dev_dbg_ratelimited(host->dev, "V4L2 buffer %u: %lu bytes of %lu, frame %u\n",
+				    vb->index, payload, vb2_plane_size(vb, 0),
+				    v->fmt.sizeimage);
+		return -EINVAL;
+	}
+	/* one descriptor per frame: the endpoint reads it in one piece */
+	if (payload > host->max_frame)
+		return -EMSGSIZE;
+	return 0;
+}
+
+static void fl_v4l2_buf_queue(struct vb2_buffer *vb)
+{
+	struct fl_host_v4l2 *v = vb2_get_drv_priv(vb->vb2_queue);
+	struct fl_host *host = v->host;
+
+	mutex_lock(&host->lock);
+	list_add_tail(&fl_v4l2_buf(vb)->node, &v->pending);
+	if (v->streaming)
+		fl_v4l2_submit(v);
+	mutex_unlock(&host->lock);
+	if (v->streaming)
+		mod_delayed_work(system_highpri_wq, &v->pump, 0);
+}
+
+/* Every buffer not in the tx ring back to vb2; fl_host.lock held. */
+static void fl_v4l2_return_pending(struct fl_host_v4l2 *v, enum vb2_buffer_state state)
+{
+	struct fl_v4l2_buf *b, *tmp;
+
+	list_for_each_entry_safe(b, tmp, &v->pending, node) {
+		list_del(&b->node);
+		vb2_buffer_done(&b->vb.vb2_buf, state);
+	}
+}
+
+static int fl_v4l2_start(struct vb2_queue *q, unsigned int count)
+{
+	struct fl_host_v4l2 *v = vb2_get_drv_priv(q);
+	struct fl_host *host = v->host;
+	int ret;
+
+	mutex_lock(&host->lock);
+	fl_live_before_queue(host);
+	ret = fl_live_wait_reset(host, true);
+	if (!ret && host->user == FL_USER_IOCTL)
+		ret = -EBUSY;
+	if (ret) {
+		dev_dbg_ratelimited(host->dev, "V4L2 streaming refused: %d\n", ret);
+		fl_v4l2_return_pending(v, VB2_BUF_STATE_QUEUED);
+		mutex_unlock(&host->lock);
+		return ret;
+	}
+	host->user = FL_USER_V4L2;
+	v->sequence = 0;
+	v->streaming = true;
+	add_wait_queue(&host->wq, &v->wait);
+	fl_v4l2_submit(v);
+	mutex_unlock(&host->lock);
+	mod_delayed_work(system_highpri_wq, &v->pump, 0);
+	return 0;
+}
+
+static void fl_v4l2_stop(struct vb2_queue *q)
+{
+	struct fl_host_v4l2 *v = vb2_get_drv_priv(q);
+	struct fl_host *host = v->host;
+	u32 i;
+
+	mutex_lock(&host->lock);
+	fl_v4l2_return_pending(v, VB2_BUF_STATE_ERROR);
+	/* frames in flight come back once the endpoint cannot read them: a queue reset */
+	if (!host->dead && !fl_q_idle(host)) {
+		fl_q_reset(host, -ECANCELED);
+		fl_live_wait_reset(host, false);
+	}
+	v->streaming = false;
+	/* a reset that could not finish (bounded): vb2 gets them back all the same */
+	for (i = 0; i < FL_HOST_V4L2_BUFS; i++) {
+		if (!v->out[i])
+			continue;
+		dev_warn(host->dev, "V4L2 buffer %u still in the tx ring at stop\n", i);
+		vb2_buffer_done(&v->out[i]->vb2_buf, VB2_BUF_STATE_ERROR);
+		v->out[i] = NULL;
+	}
+	if (host->user == FL_USER_V4L2)
+		host->user = FL_USER_NONE;
+	mutex_unlock(&host->lock);
+	remove_wait_queue(&host->wq, &v->wait);
+	cancel_delayed_work_sync(&v->pump);
+}
+
+static const struct vb2_ops fl_v4l2_qops = {
+	.queue_setup = fl_v4l2_queue_setup,
+	.buf_out_validate = fl_v4l2_buf_out_validate,
+	.buf_prepare = fl_v4l2_buf_prepare,
+	.buf_queue = fl_v4l2_buf_queue,
+	.start_streaming = fl_v4l2_start,
+	.stop_streaming = fl_v4l2_stop,
+	FL_VB2_WAIT_OPS
+};
+
+static int fl_v4l2_querycap(struct file *file, void *fh, struct v4l2_capability *cap)
+{
+	struct fl_host_v4l2 *v = video_drvdata(file);
+
+	strscpy(cap->driver, FL_HOST_DRV_NAME, sizeof(cap->driver));
+	snprintf(cap->card, sizeof(cap->card), "framelink %s", v->host->name);
+	snprintf(cap->bus_info, sizeof(cap->bus_info), "PCI:%s", pci_name(v->host->pdev));
+	return 0;
+}
+
+static int fl_v4l2_enum_fmt(struct file *file, void *fh, struct v4l2_fmtdesc *f)
+{
+	return fl_fmt_enum(f);
+}
+
+static int fl_v4l2_enum_framesizes(struct file *file, void *fh, struct v4l2_frmsizeenum *fs)
+{
+	return fl_fmt_framesizes(fs);
+}
+
+static int fl_v4l2_g_fmt(struct file *file, void *fh, struct v4l2_format *f)
+{
+	struct fl_host_v4l2 *v = video_drvdata(file);
+
+	f->fmt.pix = v->fmt;
+	return 0;
+}
+
+static int fl_v4l2_try_fmt(struct file *file, void *fh, struct v4l2_format *f)
+{
+	struct fl_host_v4l2 *v = video_drvdata(file);
+
+	fl_fmt_fit(&f->fmt.pix, v->host->max_frame);
+	return 0;
+}
+
+static int fl_v4l2_s_fmt(struct file *file, void *fh, struct v4l2_format *f)
+{
+	struct fl_host_v4l2 *v = video_drvdata(file);
+
+	if (vb2_is_busy(&v->queue))
+		return -EBUSY;
+	fl_fmt_fit(&f->fmt.pix, v->host->max_frame);
+	v->fmt = f->fmt.pix;
+	return 0;
+}
+
+static int fl_v4l2_enum_output(struct file *file, void *fh, struct v4l2_output *out)
+{
+	if (out->index)
+		return -EINVAL;
+	strscpy(out->name, "framelink link", sizeof(out->name));
+	out->type = V4L2_OUTPUT_TYPE_ANALOG;
+	return 0;
+}
+
+static int fl_v4l2_g_output(struct file *file, void *fh, unsigned int *i)
+{
+	*i = 0;
+	return 0;
+}
+
+static int fl_v4l2_s_output(struct file *file, void *fh, unsigned int i)
+{
+	return i ? -EINVAL : 0;
+}
+
+static const struct v4l2_ioctl_ops fl_v4l2_iops = {
+	.vidioc_querycap = fl_v4l2_querycap,
+	.vidioc_enum_fmt_vid_out = fl_v4l2_enum_fmt,
+	.vidioc_enum_framesizes = fl_v4l2_enum_framesizes,
+	.vidioc_g_fmt_vid_out = fl_v4l2_g_fmt,
+	.vidioc_try_fmt_vid_out = fl_v4l2_try_fmt,
+	.vidioc_s_fmt_vid_out = fl_v4l2_s_fmt,
+	.vidioc_enum_output = fl_v4l2_enum_output,
+	.vidioc_g_output = fl_v4l2_g_output,
+	.vidioc_s_output = fl_v4l2_s_output,
+	.vidioc_reqbufs = vb2_ioctl_reqbufs,
+	.vidioc_create_bufs = vb2_ioctl_create_bufs,
+	.vidioc_prepare_buf = vb2_ioctl_prepare_buf,
+	.vidioc_querybuf = vb2_ioctl_querybuf,
+	.vidioc_qbuf = vb2_ioctl_qbuf,
+	.vidioc_dqbuf = vb2_ioctl_dqbuf,
+	.vidioc_expbuf = vb2_ioctl_expbuf,
+	.vidioc_streamon = vb2_ioctl_streamon,
+	.vidioc_streamoff = vb2_ioctl_streamoff,
+};
+
+static const struct v4l2_file_operations fl_v4l2_fops = {
+	.owner = THIS_MODULE,
+	.open = v4l2_fh_open,
+	.release = vb2_fop_release,
+	.poll = vb2_fop_poll,
+	.mmap = vb2_fop_mmap,
+	.unlocked_ioctl = video_ioctl2,
+};
+
+/* The last reference to /dev/videoN is gone: the host's reference with it. */
+static void fl_v4l2_release(struct video_device *vdev)
+{
+	struct fl_host_v4l2 *v = container_of(vdev, struct fl_host_v4l2, vdev);
+	struct fl_host *host = v->host;
+
+	v4l2_device_unregister(&v->v4l2_dev);
+	kfree(v);
+	fl_host_put(host);
+}
+
+static int fl_v4l2_init_queue(struct fl_host_v4l2 *v)
+{
+	struct vb2_queue *q = &v->queue;
+
+	q->type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
+	q->io_modes = VB2_MMAP | VB2_DMABUF;
+	q->drv_priv = v;
+	q->buf_struct_size = sizeof(struct fl_v4l2_buf);
+	q->ops = &fl_v4l2_qops;
+	q->mem_ops = &vb2_dma_contig_memops;
+	q->timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_COPY;
+	q->lock = &v->lock;
+	/* the endpoint reads the buffers through the host's PCI function */
+	q->dev = v->host->dev;
+	return vb2_queue_init(q);
+}
+
+/**
+ * fl_v4l2_register() - create the V4L2 output device of @host
+ * @host: the device, probed; its buffer table has fl_host.nvbufs V4L2 indices.
+ *
+ * Return: 0, or the error of the V4L2 core (the caller goes on without the device).
+ */
+int fl_v4l2_register(struct fl_host *host)
+{
+	struct fl_host_v4l2 *v;
+	int ret;
+
+	if (!host->nvbufs)
+		return 0;
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	v->host = host;
+	mutex_init(&v->lock);
+	INIT_LIST_HEAD(&v->pending);
+	INIT_DELAYED_WORK(&v->pump, fl_v4l2_pump);
+	init_waitqueue_func_entry(&v->wait, fl_v4l2_wake);
+	fl_fmt_default(&v->fmt, host->max_frame);
+	ret = v4l2_device_register(host->dev, &v->v4l2_dev);
+	if (ret)
+		goto free_v;
+	ret = fl_v4l2_init_queue(v);
+	if (ret)
+		goto unregister_v4l2;
+	v->vdev.v4l2_dev = &v->v4l2_dev;
+	v->vdev.fops = &fl_v4l2_fops;
+	v->vdev.ioctl_ops = &fl_v4l2_iops;
+	v->vdev.release = fl_v4l2_release;
+	v->vdev.lock = &v->lock;
+	v->vdev.queue = &v->queue;
+	v->vdev.vfl_dir = VFL_DIR_TX;
+	v->vdev.device_caps = V4L2_CAP_VIDEO_OUTPUT | V4L2_CAP_STREAMING;
+	snprintf(v->vdev.name, sizeof(v->vdev.name), "framelink %s", host->name);
+	video_set_drvdata(&v->vdev, v);
+	/* before the node exists: its first frame's completion looks for it */
+	mutex_lock(&host->lock);
+	host->v4l2 = v;
+	mutex_unlock(&host->lock);
+	ret = video_register_device(&v->vdev, VFL_TYPE_VIDEO, -1);
+	if (ret)
+		goto clear_host;
+	/* dropped by fl_v4l2_release(), after the last close */
+	kref_get(&host->ref);
+	dev_info(host->dev, "V4L2 output device %s\n", video_device_node_name(&v->vdev));
+	return 0;
+
+clear_host:
+	mutex_lock(&host->lock);
+	host->v4l2 = NULL;
+	mutex_unlock(&host->lock);
+unregister_v4l2:
+	v4l2_device_unregister(&v->v4l2_dev);
+free_v:
+	kfree(v);
+	return ret;
+}
+
+/**
+ * fl_v4l2_unregister() - remove the V4L2 output device (remove())
+ * @host: the device; its queue failed every frame in flight already (fl_q_fail_all()).
+ *
+ * Streaming stops and the buffers nobody maps are freed here, while the function is still
+ * bound; open files keep the rest until their last close.
+ */
+void fl_v4l2_unregister(struct fl_host *host)
+{
+	struct fl_host_v4l2 *v = host->v4l2;
+
+	if (!v)
+		return;
+	vb2_video_unregister_device(&v->vdev);
+	/* nothing is in flight any more: no completion looks for it */
+	mutex_lock(&host->lock);
+	host->v4l2 = NULL;
+	mutex_unlock(&host->lock);
+}
