@@ -36,20 +36,6 @@ FRAME=614400	# 640x480 YUYV
 t_check "start: loop tegra234-edma, j784s4 root, 8 slots of 1 MiB" fl_start \
 	"profile=tegra234-edma rc_profile=j784s4" "" slots=8 slot_size=1048576 dma_channels=2 || exit 0
 
-# v4l_node NAME: /dev/videoN whose V4L2 name is NAME
-v4l_node() {
-	for v in /sys/class/video4linux/video*; do
-		[ "$(cat $v/name)" = "$1" ] && echo /dev/${v##*/} && return 0
-	done
-	return 1
-}
-# the first vivid capture node (instance 0: vb2-dma-contig, exports one-segment dma-bufs)
-vivid_node() {
-	for v in /sys/class/video4linux/video*; do
-		case "$(cat $v/name)" in vivid-000-vid-cap) echo /dev/${v##*/}; return 0 ;; esac
-	done
-	return 1
-}
 VOUT=$(v4l_node "framelink framelink0")
 t_check "the host has a V4L2 output device (framelink framelink0: ${VOUT:-none})" test -n "$VOUT"
 [ -n "$VOUT" ] || { fl_down; exit 0; }
@@ -82,7 +68,8 @@ ep_stop
 t_check "v4l2-compliance -s (MMAP streaming): 0 failed, 0 warnings" compliance /tmp/comp-s.out
 grep -E "^\s+fail:|^\s+warn:" /tmp/comp-s.out | head -n 10 | sed 's/^/# /'
 
-VIVID=$(vivid_node)
+# vivid's first camera (vb2-dma-contig: exports one-segment dma-bufs)
+VIVID=$(v4l_node vivid-000-vid-cap)
 if [ -n "$VIVID" ]; then
 	# the exporter's buffers must hold our frame: the same format on both
 	v4l2-ctl -d $VIVID -v width=$W,height=$H,pixelformat=YUYV

@@ -270,3 +270,13 @@ kml_count() {
 	kml_scanned=1
 	return 0
 }
+
+# v4l_node NAME: /dev/videoN whose V4L2 name is NAME (issue 29: "framelink framelink<N>" for the
+# host's output device, "framelink framelink-ep<N>" for the endpoint's capture device,
+# "vivid-000-vid-cap" for vivid's first camera)
+v4l_node() {
+	for v in /sys/class/video4linux/video*; do
+		[ "$(cat $v/name)" = "$1" ] && echo /dev/${v##*/} && return 0
+	done
+	return 1
+}

@@ -226,14 +226,29 @@ enum fl_slot_state {
 };
 
 /**
- * struct fl_slot - bookkeeping of one frame slot
+ * struct fl_slot - bookkeeping of one frame slot, or of one V4L2 buffer (v4l2.c)
  * @state: enum fl_slot_state.
  * @ts_post: CLOCK_MONOTONIC ns of the POST.
+ * @dma: a V4L2 buffer's DMA address on fl_ep.dma_dev (slots: slots_dma arithmetic).
+ * @va: a V4L2 buffer's kernel address, or NULL (then no CPU copy may fill it).
+ * @len: a V4L2 buffer's length (slots: slot_size).
  */
 struct fl_slot {
 	u32 state;
 	u64 ts_post;
+	dma_addr_t dma;
+	void *va;
+	u32 len;
 };
+
+/* Who receives and sends on an endpoint: one at a time (fl_ep.user) */
+enum fl_ep_user {
+	FL_EP_USER_NONE,
+	FL_EP_USER_IOCTL,	/* POST or SUBMIT on /dev/framelink-ep<N>, until its last close */
+	FL_EP_USER_V4L2,	/* the V4L2 capture device, from STREAMON to STREAMOFF */
+};
+
+struct fl_ep_v4l2;
 
 /**
  * struct fl_sub - a frame the app submitted (FL_IOC_SUBMIT)
@@ -536,8 +551,13 @@ struct fl_notify_src {
  * @irq_owed: the last raise failed: made again on the next pass (engine private).
  *
  * @q_lock: protects @slot, @posted, @subq, @compq, @post_fifo, @sub_fifo,
- *	@comp_fifo, @openers, @engine_up and @link_epoch.
- * @slot: per-slot owner.
+ *	@comp_fifo, @openers, @engine_up, @link_epoch and @user.
+ * @slot: per-slot owner: @nslots slots, then @nvbufs V4L2 buffers.
+ * @nvbufs: buffer indices after the slots for the V4L2 capture device (v4l2.c; 0 on a
+ *	kernel without videobuf2-dma-contig): posted by it alone, completed to it, never
+ *	named by an ioctl.
+ * @user: enum fl_ep_user.
+ * @v4l2: the V4L2 capture device, or NULL; set at bind, cleared at unbind.
  * @posted: slot indices posted for receiving.
  * @subq: frames submitted, not yet taken by the engine.
  * @compq: completions waiting for REAP.
@@ -674,8 +694,11 @@ struct fl_ep {
 	u64 intx_ts;
 	bool irq_owed;
 
-	spinlock_t q_lock; /* protects slot states, the app queues, openers, engine_up */
+	spinlock_t q_lock; /* protects slot states, the app queues, openers, engine_up, user */
 	struct fl_slot *slot;
+	u32 nvbufs;
+	u8 user;
+	struct fl_ep_v4l2 *v4l2;
 	u32 *posted;
 	struct fl_sub *subq;
 	struct fl_completion *compq;
@@ -764,6 +787,33 @@ void fl_q_release_pending(struct fl_ep *ep);
 void fl_q_release_all(struct fl_ep *ep);
 int fl_q_submit(struct fl_ep *ep, const struct fl_frame *f);
 int fl_q_post(struct fl_ep *ep, u32 idx);
+int fl_q_post_vbuf(struct fl_ep *ep, u32 idx, dma_addr_t dma, void *va, u32 len);
+u32 fl_q_unpost_vbufs(struct fl_ep *ep, u32 *out);
+dma_addr_t fl_slot_dma(struct fl_ep *ep, u32 idx);
+void *fl_slot_va(struct fl_ep *ep, u32 idx);
+u32 fl_slot_len(struct fl_ep *ep, u32 idx);
+
+/* v4l2.c: the V4L2 capture device (issue 29), where the kernel has videobuf2-dma-contig */
+#if IS_ENABLED(CONFIG_VIDEOBUF2_DMA_CONTIG) || defined(FL_V4L2_UNLINKED)
+#define FL_EP_V4L2_BUFS		32	/* VB2_MAX_FRAME: a queue's buffers (v4l2.c asserts it) */
+int fl_ep_v4l2_register(struct fl_ep *ep);
+void fl_ep_v4l2_unregister(struct fl_ep *ep);
+void fl_ep_v4l2_rx_done(struct fl_ep *ep, const struct fl_completion *c);
+#else
+#define FL_EP_V4L2_BUFS		0
+static inline int fl_ep_v4l2_register(struct fl_ep *ep)
+{
+	return 0;
+}
+
+static inline void fl_ep_v4l2_unregister(struct fl_ep *ep)
+{
+}
+
+static inline void fl_ep_v4l2_rx_done(struct fl_ep *ep, const struct fl_completion *c)
+{
+}
+#endif
 u32 fl_q_submitted(struct fl_ep *ep);
 u32 fl_q_peek_completions(struct fl_ep *ep, struct fl_completion *out, u32 max);
 void fl_q_drop_completions(struct fl_ep *ep, u32 n);

@@ -84,6 +84,20 @@ static bool fl_ring_prod_check(struct fl_ep *ep, u32 prod, u32 cons, u32 done)
 	return true;
 }
 
+/* A frame that took a buffer and will not be copied: done at once with @status */
+static void fl_ring_fail_taken(struct fl_ep *ep, struct fl_xfer *x, u16 status)
+{
+	x->status = status;
+	x->dma_err = false;
+	x->hold_until = 0;
+	x->leaked = false;
+	x->cpu = false;
+	x->ts_start = ktime_get_ns();
+	x->ts_done = x->ts_start;
+	/* Pairs with fl_xfer_done(), as in fl_xfer_finish() */
+	smp_store_release(&x->done, true);
+}
+
 /* Host -> endpoint: start copies for new tx descriptors while slots are posted */
 static bool fl_ring_tx(struct fl_ep *ep)
 {
@@ -132,7 +146,14 @@ static bool fl_ring_tx(struct fl_ep *ep)
 		x->flags = d.flags;
 		x->ts_submit = ts_post;
 		x->status = FL_ST_OK;
-		fl_xfer_start(ep, x, d.addr, false);
+		/* a V4L2 buffer may be shorter than a slot: the frame is consumed, unread */
+		if (d.bytes > fl_slot_len(ep, x->slot)) {
+			dev_warn_ratelimited(ep->dev, "tx %u: frame of %u bytes, V4L2 buffer of %u\n",
+					     ep->tx_cons, d.bytes, fl_slot_len(ep, x->slot));
+			fl_ring_fail_taken(ep, x, FL_ST_TOO_BIG);
+		} else {
+			fl_xfer_start(ep, x, d.addr, false);
+		}
 		if (ep->t_seen) {
 			fl_stat_max(ep, FL_STAT_REACTION_NS, x->ts_start - ep->t_seen);
 			ep->t_seen = 0;

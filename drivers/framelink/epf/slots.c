@@ -52,14 +52,17 @@ static u32 fl_fifo_len(const struct fl_fifo *f)
 int fl_slots_alloc(struct fl_ep *ep)
 {
 	u32 cap = roundup_pow_of_two(ep->cfg.slots);
+	/* the V4L2 buffers are posted through the same queue (v4l2.c) */
+	u32 pcap = roundup_pow_of_two(ep->cfg.slots + FL_EP_V4L2_BUFS);
 	u32 i;
 
 	ep->nslots = ep->cfg.slots;
+	ep->nvbufs = FL_EP_V4L2_BUFS;
 	ep->slot_size = PAGE_ALIGN(ep->cfg.slot_size);
 	ep->slots_bytes = (size_t)ep->nslots * ep->slot_size;
 
-	ep->slot = kcalloc(ep->nslots, sizeof(*ep->slot), GFP_KERNEL);
-	ep->posted = kcalloc(cap, sizeof(*ep->posted), GFP_KERNEL);
+	ep->slot = kcalloc(ep->nslots + ep->nvbufs, sizeof(*ep->slot), GFP_KERNEL);
+	ep->posted = kcalloc(pcap, sizeof(*ep->posted), GFP_KERNEL);
 	ep->subq = kcalloc(cap, sizeof(*ep->subq), GFP_KERNEL);
 	ep->compq = kcalloc(cap, sizeof(*ep->compq), GFP_KERNEL);
 	ep->txx = kcalloc(ep->entries, sizeof(*ep->txx), GFP_KERNEL);
@@ -68,7 +71,7 @@ int fl_slots_alloc(struct fl_ep *ep)
 	if (!ep->slot || !ep->posted || !ep->subq || !ep->compq || !ep->txx || !ep->rxx ||
 	    !ep->cq_batch)
 		goto free_meta;
-	ep->post_fifo.mask = cap - 1;
+	ep->post_fifo.mask = pcap - 1;
 	ep->sub_fifo.mask = cap - 1;
 	ep->comp_fifo.mask = cap - 1;
 	for (i = 0; i < ep->entries; i++) {
@@ -298,6 +301,123 @@ void fl_slots_sync_mmaps(struct fl_ep *ep)
 	fl_vma_free_list(&dead);
 }
 
+/*
+ * POST and SUBMIT make the device the ioctl path's until its last close, unless the V4L2
+ * capture device streams (v4l2.c): one receives at a time. fl_ep.q_lock held.
+ */
+static int fl_q_claim_ioctl(struct fl_ep *ep)
+{
+	if (ep->user == FL_EP_USER_V4L2) {
+		dev_dbg_ratelimited(ep->dev, "ioctl refused: the V4L2 device streams\n");
+		return -EBUSY;
+	}
+	ep->user = FL_EP_USER_IOCTL;
+	return 0;
+}
+
+/**
+ * fl_slot_dma() - where the DMA engine writes a frame for buffer index @idx
+ * @ep: the endpoint.
+ * @idx: a slot, or a V4L2 buffer index (from fl_ep.nslots), taken by the engine.
+ *
+ * Return: its DMA address on fl_ep.dma_dev.
+ */
+dma_addr_t fl_slot_dma(struct fl_ep *ep, u32 idx)
+{
+	if (idx < ep->nslots)
+		return ep->slots_dma + (u64)idx * ep->slot_size;
+	return ep->slot[idx].dma;
+}
+
+/**
+ * fl_slot_va() - where a CPU copy writes or reads buffer index @idx
+ * @ep: the endpoint.
+ * @idx: as for fl_slot_dma().
+ *
+ * Return: its kernel address, or NULL for a V4L2 buffer without one.
+ */
+void *fl_slot_va(struct fl_ep *ep, u32 idx)
+{
+	if (idx < ep->nslots)
+		return ep->slots_va + (u64)idx * ep->slot_size;
+	return ep->slot[idx].va;
+}
+
+/**
+ * fl_slot_len() - the longest frame buffer index @idx holds
+ * @ep: the endpoint.
+ * @idx: as for fl_slot_dma().
+ *
+ * Return: bytes.
+ */
+u32 fl_slot_len(struct fl_ep *ep, u32 idx)
+{
+	return idx < ep->nslots ? ep->slot_size : ep->slot[idx].len;
+}
+
+/**
+ * fl_q_post_vbuf() - the V4L2 capture device posts one of its buffers (v4l2.c)
+ * @ep: the endpoint.
+ * @idx: fl_ep.nslots + its vb2 index.
+ * @dma: its DMA address on fl_ep.dma_dev.
+ * @va: its kernel address, or NULL.
+ * @len: its length.
+ *
+ * Return: 0, -ENODEV after unbind, -EBUSY while the ioctl path holds the device or the
+ * buffer is posted already.
+ */
+int fl_q_post_vbuf(struct fl_ep *ep, u32 idx, dma_addr_t dma, void *va, u32 len)
+{
+	struct fl_slot *sl = &ep->slot[idx];
+	int ret = 0;
+
+	spin_lock(&ep->q_lock);
+	if (ep->dead) {
+		ret = -ENODEV;
+	} else if (ep->user == FL_EP_USER_IOCTL || sl->state != FL_SLOT_APP) {
+		ret = -EBUSY;
+	} else {
+		ep->user = FL_EP_USER_V4L2;
+		/* the engine reads these after taking the index, under this lock */
+		sl->dma = dma;
+		sl->va = va;
+		sl->len = len;
+		sl->state = FL_SLOT_POSTED;
+		sl->ts_post = ktime_get_ns();
+		ep->posted[ep->post_fifo.tail++ & ep->post_fifo.mask] = idx;
+	}
+	spin_unlock(&ep->q_lock);
+	return ret;
+}
+
+/**
+ * fl_q_unpost_vbufs() - take back every posted V4L2 buffer (STREAMOFF)
+ * @ep: the endpoint.
+ * @out: their indices, room for fl_ep.nvbufs.
+ *
+ * Posted slots stay posted, in their order (there are none while V4L2 streams).
+ *
+ * Return: how many were taken back.
+ */
+u32 fl_q_unpost_vbufs(struct fl_ep *ep, u32 *out)
+{
+	u32 n, i, idx, got = 0;
+
+	spin_lock(&ep->q_lock);
+	n = fl_fifo_len(&ep->post_fifo);
+	for (i = 0; i < n; i++) {
+		idx = ep->posted[ep->post_fifo.head++ & ep->post_fifo.mask];
+		if (idx < ep->nslots) {
+			ep->posted[ep->post_fifo.tail++ & ep->post_fifo.mask] = idx;
+			continue;
+		}
+		ep->slot[idx].state = FL_SLOT_APP;
+		out[got++] = idx;
+	}
+	spin_unlock(&ep->q_lock);
+	return got;
+}
+
 /**
  * fl_q_post() - the app gives a slot for a frame from the host (FL_IOC_POST)
  * @ep: the endpoint.
@@ -315,7 +435,7 @@ int fl_q_post(struct fl_ep *ep, u32 idx)
 	spin_lock(&ep->q_lock);
 	if (ep->dead) {
 		ret = -ENODEV;
-	} else if (ep->slot[idx].state != FL_SLOT_APP) {
+	} else if (ep->slot[idx].state != FL_SLOT_APP || fl_q_claim_ioctl(ep)) {
 		ret = -EBUSY;
 	} else {
 		ep->slot[idx].state = FL_SLOT_POSTED;
@@ -346,7 +466,7 @@ int fl_q_submit(struct fl_ep *ep, const struct fl_frame *f)
 	spin_lock(&ep->q_lock);
 	if (ep->dead) {
 		ret = -ENODEV;
-	} else if (ep->slot[f->buf].state != FL_SLOT_APP) {
+	} else if (ep->slot[f->buf].state != FL_SLOT_APP || fl_q_claim_ioctl(ep)) {
 		ret = -EBUSY;
 	} else if (!ep->engine_up) {
 		ret = -ENOLINK;
@@ -478,6 +598,14 @@ void fl_q_complete(struct fl_ep *ep, const struct fl_xfer *x, u32 queue, int sta
 		fl_stat_add(ep, FL_STAT_RX_FRAMES, 1);
 		fl_stat_add(ep, FL_STAT_RX_BYTES, x->bytes);
 	}
+	/* a V4L2 buffer's frame goes to videobuf2, not to REAP */
+	if (x->slot >= ep->nslots) {
+		spin_lock(&ep->q_lock);
+		ep->slot[x->slot].state = FL_SLOT_APP;
+		spin_unlock(&ep->q_lock);
+		fl_ep_v4l2_rx_done(ep, &c);
+		return;
+	}
 	spin_lock(&ep->q_lock);
 	fl_q_push_completion(ep, &c);
 	spin_unlock(&ep->q_lock);
@@ -548,7 +676,11 @@ void fl_q_release_pending(struct fl_ep *ep)
 void fl_q_release_all(struct fl_ep *ep)
 {
 	spin_lock(&ep->q_lock);
-	fl_q_release_pending_locked(ep);
+	/* what is posted belongs to the V4L2 device while it streams */
+	if (ep->user != FL_EP_USER_V4L2)
+		fl_q_release_pending_locked(ep);
+	if (ep->user == FL_EP_USER_IOCTL)
+		ep->user = FL_EP_USER_NONE;
 	while (fl_fifo_len(&ep->comp_fifo))
 		ep->slot[ep->compq[ep->comp_fifo.head++ & ep->comp_fifo.mask].buf].state =
 			FL_SLOT_APP;

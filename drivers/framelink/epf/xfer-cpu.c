@@ -113,7 +113,7 @@ static bool fl_xfer_cancelled(struct fl_ep *ep)
  */
 static bool fl_xfer_cpu_step(struct fl_ep *ep, struct fl_xfer *x, u32 *budget)
 {
-	void *local = ep->slots_va + (u64)x->slot * ep->slot_size;
+	void *local = fl_slot_va(ep, x->slot);
 
 	while (x->cpu_off < x->bytes) {
 		u32 n = min3(x->bytes - x->cpu_off, *budget, (u32)FL_EP_WIN_SIZE);

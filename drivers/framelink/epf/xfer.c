@@ -334,7 +334,6 @@ static bool fl_xfer_dma(struct fl_ep *ep, struct fl_xfer *x, u64 host, dma_addr_
  */
 void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host)
 {
-	u64 off = (u64)x->slot * ep->slot_size;
 	u32 nch = to_host ? ep->nwr : ep->nrd;
 	u32 crossover = ep->xo[to_host ? FL_XO_WR : FL_XO_RD].bytes;
 
@@ -346,9 +345,19 @@ void fl_xfer_start(struct fl_ep *ep, struct fl_xfer *x, u64 host, bool to_host)
 	x->cpu_off = 0;
 	x->ts_start = ktime_get_ns();
 	if (nch && ep->xops && (ep->accepted & FL_F_DMA) && x->bytes >= crossover &&
-	    fl_xfer_dma(ep, x, host, ep->slots_dma + off, to_host)) {
+	    fl_xfer_dma(ep, x, host, fl_slot_dma(ep, x->slot), to_host)) {
 		fl_stat_add(ep, FL_STAT_DMA, 1);
 		trace_fl_ep_xfer_start(ep->id, to_host, x->slot, x->bytes, x->cookie, false, false);
+		return;
+	}
+	/* a V4L2 buffer imported without a kernel mapping: only DMA can fill it */
+	if (!fl_slot_va(ep, x->slot)) {
+		dev_warn_ratelimited(ep->dev, "buffer %u: no DMA channel and no CPU mapping: frame failed\n",
+				     x->slot);
+		x->dma_err = true;
+		x->ts_done = ktime_get_ns();
+		/* Pairs with fl_xfer_done(), as in fl_xfer_finish() */
+		smp_store_release(&x->done, true);
 		return;
 	}
 	x->cpu = true;

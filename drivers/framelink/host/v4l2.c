@@ -31,9 +31,12 @@
 #include <media/videobuf2-dma-contig.h>
 
 #include "host.h"
-#include "v4l2-fmt.h"
+#include "fl_v4l2_fmt.h"
 
 static_assert(FL_HOST_V4L2_BUFS == VB2_MAX_FRAME);
+
+/* How long STREAMOFF lets the endpoint finish the frames already in the tx ring */
+#define FL_V4L2_DRAIN_MS	1000
 
 /**
  * struct fl_host_v4l2 - the V4L2 output device of one host device
@@ -269,6 +272,31 @@ static int fl_v4l2_start(struct vb2_queue *q, unsigned int count)
 	return 0;
 }
 
+/*
+ * Frames in the tx ring were handed to the endpoint: let them finish, bounded (a receiving
+ * endpoint reads one in a DMA). fl_host.lock held, dropped while waiting.
+ */
+static void fl_v4l2_drain(struct fl_host *host)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(FL_V4L2_DRAIN_MS);
+	s64 seen;
+
+	for (;;) {
+		fl_q_drain(host);
+		if (host->dead || !host->enabled || fl_q_idle(host) ||
+		    time_after(jiffies, deadline))
+			return;
+		seen = atomic64_read(&host->wakes);
+		if (fl_q_arm(host))
+			continue;
+		mutex_unlock(&host->lock);
+		wait_event_timeout(host->wq, READ_ONCE(host->dead) ||
+				   atomic64_read(&host->wakes) != seen,
+				   fl_host_irq_live(host) ? HZ / 10 : 1);
+		mutex_lock(&host->lock);
+	}
+}
+
 static void fl_v4l2_stop(struct vb2_queue *q)
 {
 	struct fl_host_v4l2 *v = vb2_get_drv_priv(q);
@@ -277,8 +305,10 @@ static void fl_v4l2_stop(struct vb2_queue *q)
 
 	mutex_lock(&host->lock);
 	fl_v4l2_return_pending(v, VB2_BUF_STATE_ERROR);
-	/* frames in flight come back once the endpoint cannot read them: a queue reset */
+	fl_v4l2_drain(host);
+	/* what the endpoint did not read comes back once it cannot: a queue reset */
 	if (!host->dead && !fl_q_idle(host)) {
+		dev_dbg(host->dev, "V4L2 STREAMOFF: frames still in the tx ring: resetting\n");
 		fl_q_reset(host, -ECANCELED);
 		fl_live_wait_reset(host, false);
 	}

@@ -1,14 +1,17 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * framelink: the pixel formats of the V4L2 devices and the arithmetic of their frames
- * (issue 29: NV12, YUYV, UYVY, RGB24, GREY and Bayer raw). No padding: bytesperline is the
- * width times the bytes of a pixel, so a frame is exactly what the sender's buffer holds.
+ * (issue 29: NV12, YUYV, UYVY, RGB24, GREY and Bayer raw), the same on both ends: included
+ * by the one V4L2 file of each module (host/v4l2.c, epf/v4l2.c). A frame is one plane of
+ * sizeimage bytes, sent in one descriptor; no padding: bytesperline is the width times the
+ * bytes of a pixel, so a frame is exactly what the sender's buffer holds.
  */
+#ifndef _FRAMELINK_V4L2_FMT_H
+#define _FRAMELINK_V4L2_FMT_H
+
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/videodev2.h>
-
-#include "v4l2-fmt.h"
 
 #define FL_FMT_MIN	16
 #define FL_FMT_MAX	8192
@@ -37,7 +40,7 @@ static const struct fl_fmt fl_fmts[] = {
 	{ V4L2_PIX_FMT_SRGGB10, 4, 4, V4L2_COLORSPACE_RAW, false },
 };
 
-static const struct fl_fmt *fl_fmt_find(u32 fourcc)
+static inline const struct fl_fmt *fl_fmt_find(u32 fourcc)
 {
 	unsigned int i;
 
@@ -53,7 +56,7 @@ static const struct fl_fmt *fl_fmt_find(u32 fourcc)
  *
  * Return: 0, or -EINVAL past the last format.
  */
-int fl_fmt_enum(struct v4l2_fmtdesc *f)
+static inline int fl_fmt_enum(struct v4l2_fmtdesc *f)
 {
 	if (f->index >= ARRAY_SIZE(fl_fmts))
 		return -EINVAL;
@@ -71,7 +74,7 @@ int fl_fmt_enum(struct v4l2_fmtdesc *f)
  *
  * Return: 0, or -EINVAL (index not 0, a pixel format not carried).
  */
-int fl_fmt_framesizes(struct v4l2_frmsizeenum *fs)
+static inline int fl_fmt_framesizes(struct v4l2_frmsizeenum *fs)
 {
 	if (fs->index || !fl_fmt_find(fs->pixel_format))
 		return -EINVAL;
@@ -84,7 +87,7 @@ int fl_fmt_framesizes(struct v4l2_frmsizeenum *fs)
 }
 
 /* The colorimetry the sender asked for where V4L2 defines it, the format's default else. */
-static void fl_fmt_colorimetry(struct v4l2_pix_format *pix, const struct fl_fmt *fmt)
+static inline void fl_fmt_colorimetry(struct v4l2_pix_format *pix, const struct fl_fmt *fmt)
 {
 	if (!pix->colorspace || pix->colorspace > V4L2_COLORSPACE_DCI_P3 ||
 	    pix->colorspace == V4L2_COLORSPACE_JPEG)
@@ -106,7 +109,7 @@ static void fl_fmt_colorimetry(struct v4l2_pix_format *pix, const struct fl_fmt 
  * An unknown pixel format becomes the first one; sizes are even (4:2:0 and Bayer), from 16
  * to 8192; progressive only.
  */
-void fl_fmt_fit(struct v4l2_pix_format *pix, u32 max_frame)
+static inline void fl_fmt_fit(struct v4l2_pix_format *pix, u32 max_frame)
 {
 	const struct fl_fmt *fmt = fl_fmt_find(pix->pixelformat);
 	u32 frame_line, max_h;
@@ -133,10 +136,12 @@ void fl_fmt_fit(struct v4l2_pix_format *pix, u32 max_frame)
  * @pix: out.
  * @max_frame: as for fl_fmt_fit().
  */
-void fl_fmt_default(struct v4l2_pix_format *pix, u32 max_frame)
+static inline void fl_fmt_default(struct v4l2_pix_format *pix, u32 max_frame)
 {
 	*pix = (struct v4l2_pix_format){
 		.width = 640, .height = 480, .pixelformat = V4L2_PIX_FMT_YUYV,
 	};
 	fl_fmt_fit(pix, max_frame);
 }
+
+#endif /* _FRAMELINK_V4L2_FMT_H */

@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * framelink-epf: the link as a V4L2 capture device (issue 29, the Orin half). A buffer the
+ * app queues on /dev/videoN is posted to the engine as a slot is: the next frame from the
+ * host lands in it by the endpoint's DMA, with no CPU copy (MMAP: vb2-dma-contig memory of
+ * the controller's device, the one the DMA engine writes; DMABUF: the consumer's own buffer,
+ * attached to that device, one contiguous DMA segment or refused by videobuf2).
+ *
+ * The V4L2 device and the ioctls share the engine and its queues (slots.c): a vb2 buffer
+ * has a buffer index past the slots (fl_ep.nslots + vb2 index) whose address, kernel
+ * mapping and length travel with it (struct fl_slot); its frame's completion comes to
+ * fl_ep_v4l2_rx_done() instead of the REAP queue. Only one of the two receives at a time
+ * (fl_ep.user): STREAMON fails with -EBUSY while an app holds the ioctl path, POST and
+ * SUBMIT fail with -EBUSY while V4L2 streams.
+ *
+ * A frame larger than the buffer is consumed unread (-EMSGSIZE to both ends); a buffer
+ * without a kernel mapping is never the target of a CPU copy (the frame fails instead).
+ *
+ * Locks: fl_ep_v4l2.lock serialises the V4L2 ioctls and the vb2 queue (taken by the V4L2
+ * core); fl_ep_v4l2.out_lock protects what the engine's completions touch (@out, @inflight,
+ * @seq_base, @seq_valid). Neither is held across the other's sections.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <media/v4l2-device.h>
+#include <media/v4l2-ioctl.h>
+#include <media/v4l2-fh.h>
+#include <media/videobuf2-v4l2.h>
+#include <media/videobuf2-dma-contig.h>
+
+#include "epf.h"
+#include "fl_v4l2_fmt.h"
+
+static_assert(FL_EP_V4L2_BUFS == VB2_MAX_FRAME);
+
+/* How long STREAMOFF waits for frames landing in its buffers (a frame is one DMA) */
+#define FL_EP_V4L2_STOP_MS	2000
+
+/**
+ * struct fl_ep_v4l2 - the V4L2 capture device of one endpoint
+ * @ep: the endpoint (a reference, dropped by the video device's release).
+ * @v4l2_dev: the V4L2 parent.
+ * @vdev: /dev/videoN.
+ * @queue: the vb2 capture queue.
+ * @lock: serialises the V4L2 ioctls and the vb2 queue (vdev.lock, queue.lock).
+ * @fmt: the current format; @lock.
+ * @pending: buffers queued before streaming started; @lock.
+ * @streaming: between start and stop of streaming; @lock.
+ * @out_lock: protects @out, @inflight, @seq_base and @seq_valid.
+ * @out: buffers given to the engine (posted or being written), by vb2 index.
+ * @inflight: entries of @out.
+ * @seq_base: the host's sequence number of the first frame of this stream.
+ * @seq_valid: @seq_base is set.
+ * @done_wq: STREAMOFF waits here for @inflight to drop.
+ * @old_max_seg: the controller device's DMA segment limit before we raised it, or 0.
+ */
+struct fl_ep_v4l2 {
+	struct fl_ep *ep;
+	struct v4l2_device v4l2_dev;
+	struct video_device vdev;
+	struct vb2_queue queue;
+	struct mutex lock;	/* see @lock above */
+	struct v4l2_pix_format fmt;
+	struct list_head pending;
+	bool streaming;
+	spinlock_t out_lock;	/* see @out_lock above */
+	struct vb2_v4l2_buffer *out[FL_EP_V4L2_BUFS];
+	u32 inflight;
+	u32 seq_base;
+	bool seq_valid;
+	wait_queue_head_t done_wq;
+	unsigned int old_max_seg;
+};
+
+/* A vb2 buffer and its place on fl_ep_v4l2.pending. */
+struct fl_ep_v4l2_buf {
+	struct vb2_v4l2_buffer vb;
+	struct list_head node;
+};
+
+static struct fl_ep_v4l2_buf *fl_ep_v4l2_buf(struct vb2_buffer *vb)
+{
+	return container_of(to_vb2_v4l2_buffer(vb), struct fl_ep_v4l2_buf, vb);
+}
+
+/* Give one buffer to the engine; vb2 gets it back with an error if it cannot go. */
+static void fl_ep_v4l2_post(struct fl_ep_v4l2 *v, struct vb2_buffer *vb)
+{
+	struct fl_ep *ep = v->ep;
+	int ret;
+
+	spin_lock(&v->out_lock);
+	v->out[vb->index] = to_vb2_v4l2_buffer(vb);
+	v->inflight++;
+	spin_unlock(&v->out_lock);
+	ret = fl_q_post_vbuf(ep, ep->nslots + vb->index, vb2_dma_contig_plane_dma_addr(vb, 0),
+			     vb2_plane_vaddr(vb, 0), vb2_plane_size(vb, 0));
+	if (!ret)
+		return;
+	spin_lock(&v->out_lock);
+	v->out[vb->index] = NULL;
+	v->inflight--;
+	spin_unlock(&v->out_lock);
+	dev_err_ratelimited(ep->dev, "V4L2 buffer %u not posted: %d\n", vb->index, ret);
+	vb2_buffer_done(vb, VB2_BUF_STATE_ERROR);
+}
+
+/**
+ * fl_ep_v4l2_rx_done() - a frame landed in a V4L2 buffer (or failed)
+ * @ep: the endpoint.
+ * @c: its completion; @c->buf is fl_ep.nslots + the vb2 index.
+ *
+ * Called by the engine (fl_q_complete()), or by whoever stopped it, without fl_ep.q_lock.
+ */
+void fl_ep_v4l2_rx_done(struct fl_ep *ep, const struct fl_completion *c)
+{
+	struct fl_ep_v4l2 *v = ep->v4l2;
+	u32 index = c->buf - ep->nslots;
+	struct vb2_v4l2_buffer *vbuf;
+
+	if (!v)
+		return;
+	spin_lock(&v->out_lock);
+	vbuf = v->out[index];
+	v->out[index] = NULL;
+	if (vbuf)
+		v->inflight--;
+	if (vbuf && !c->status && !v->seq_valid) {
+		v->seq_base = c->seq;
+		v->seq_valid = true;
+	}
+	spin_unlock(&v->out_lock);
+	wake_up(&v->done_wq);
+	if (!vbuf) {
+		dev_warn_ratelimited(ep->dev, "completion of V4L2 buffer %u not posted\n", index);
+		return;
+	}
+	/* the host's numbering, from the stream's first frame: a gap is a frame lost */
+	vbuf->sequence = c->seq - v->seq_base;
+	vbuf->field = V4L2_FIELD_NONE;
+	vbuf->vb2_buf.timestamp = c->ts_dma_done ? c->ts_dma_done : ktime_get_ns();
+	if (c->status) {
+		vb2_set_plane_payload(&vbuf->vb2_buf, 0, 0);
+		vb2_buffer_done(&vbuf->vb2_buf, VB2_BUF_STATE_ERROR);
+		return;
+	}
+	vb2_set_plane_payload(&vbuf->vb2_buf, 0, c->bytes);
+	vb2_buffer_done(&vbuf->vb2_buf, VB2_BUF_STATE_DONE);
+}
+
+static int fl_ep_v4l2_queue_setup(struct vb2_queue *q, unsigned int *nbuffers,
+				  unsigned int *nplanes, unsigned int sizes[],
+				  struct device *alloc_devs[])
+{
+	struct fl_ep_v4l2 *v = vb2_get_drv_priv(q);
+	u32 size = v->fmt.sizeimage;
+
+	/* CREATE_BUFS: a buffer smaller than a frame could never take one whole */
+	if (*nplanes)
+		return *nplanes != 1 || sizes[0] < size ? -EINVAL : 0;
+	*nplanes = 1;
+	sizes[0] = size;
+	return 0;
+}
+
+static int fl_ep_v4l2_buf_prepare(struct vb2_buffer *vb)
+{
+	struct fl_ep_v4l2 *v = vb2_get_drv_priv(vb->vb2_queue);
+
+	if (vb2_plane_size(vb, 0) < v->fmt.sizeimage) {
+		dev_dbg_ratelimited(v->ep->dev, "V4L2 buffer %u: %lu bytes, frame %u\n",
+				    vb->index, vb2_plane_size(vb, 0), v->fmt.sizeimage);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void fl_ep_v4l2_buf_queue(struct vb2_buffer *vb)
+{
+	struct fl_ep_v4l2 *v = vb2_get_drv_priv(vb->vb2_queue);
+
+	if (!v->streaming) {
+		list_add_tail(&fl_ep_v4l2_buf(vb)->node, &v->pending);
+		return;
+	}
+	fl_ep_v4l2_post(v, vb);
+	fl_engine_kick(v->ep);
+}
+
+static void fl_ep_v4l2_return_pending(struct fl_ep_v4l2 *v, enum vb2_buffer_state state)
+{
+	struct fl_ep_v4l2_buf *b, *tmp;
+
+	list_for_each_entry_safe(b, tmp, &v->pending, node) {
+		list_del(&b->node);
+		vb2_buffer_done(&b->vb.vb2_buf, state);
+	}
+}
+
+static int fl_ep_v4l2_start(struct vb2_queue *q, unsigned int count)
+{
+	struct fl_ep_v4l2 *v = vb2_get_drv_priv(q);
+	struct fl_ep *ep = v->ep;
+	struct fl_ep_v4l2_buf *b, *tmp;
+	int ret = 0;
+
+	spin_lock(&ep->q_lock);
+	if (ep->dead)
+		ret = -ENODEV;
+	else if (ep->user == FL_EP_USER_IOCTL)
+		ret = -EBUSY;
+	else
+		ep->user = FL_EP_USER_V4L2;
+	spin_unlock(&ep->q_lock);
+	if (ret) {
+		dev_dbg_ratelimited(ep->dev, "V4L2 streaming refused: %d\n", ret);
+		fl_ep_v4l2_return_pending(v, VB2_BUF_STATE_QUEUED);
+		return ret;
+	}
+	spin_lock(&v->out_lock);
+	v->seq_valid = false;
+	spin_unlock(&v->out_lock);
+	v->streaming = true;
+	list_for_each_entry_safe(b, tmp, &v->pending, node) {
+		list_del(&b->node);
+		fl_ep_v4l2_post(v, &b->vb.vb2_buf);
+	}
+	fl_engine_kick(ep);
+	return 0;
+}
+
+static void fl_ep_v4l2_stop(struct vb2_queue *q)
+{
+	struct fl_ep_v4l2 *v = vb2_get_drv_priv(q);
+	struct fl_ep *ep = v->ep;
+	u32 idx[FL_EP_V4L2_BUFS];
+	struct vb2_v4l2_buffer *vbuf;
+	u32 n, i;
+
+	v->streaming = false;
+	fl_ep_v4l2_return_pending(v, VB2_BUF_STATE_ERROR);
+	/* posted, not taken by the engine yet: back at once */
+	n = fl_q_unpost_vbufs(ep, idx);
+	for (i = 0; i < n; i++) {
+		spin_lock(&v->out_lock);
+		vbuf = v->out[idx[i] - ep->nslots];
+		v->out[idx[i] - ep->nslots] = NULL;
+		if (vbuf)
+			v->inflight--;
+		spin_unlock(&v->out_lock);
+		if (vbuf)
+			vb2_buffer_done(&vbuf->vb2_buf, VB2_BUF_STATE_ERROR);
+	}
+	/* being written: each comes back when its DMA ends (bounded by the engine's own drain) */
+	if (!wait_event_timeout(v->done_wq, !READ_ONCE(v->inflight),
+				msecs_to_jiffies(FL_EP_V4L2_STOP_MS))) {
+		dev_err(ep->dev, "V4L2 STREAMOFF: %u buffers still being written after %u ms: given back\n",
+			READ_ONCE(v->inflight), FL_EP_V4L2_STOP_MS);
+		for (i = 0; i < FL_EP_V4L2_BUFS; i++) {
+			spin_lock(&v->out_lock);
+			vbuf = v->out[i];
+			v->out[i] = NULL;
+			if (vbuf)
+				v->inflight--;
+			spin_unlock(&v->out_lock);
+			if (vbuf)
+				vb2_buffer_done(&vbuf->vb2_buf, VB2_BUF_STATE_ERROR);
+		}
+	}
+	spin_lock(&ep->q_lock);
+	if (ep->user == FL_EP_USER_V4L2)
+		ep->user = FL_EP_USER_NONE;
+	spin_unlock(&ep->q_lock);
+}
+
+static const struct vb2_ops fl_ep_v4l2_qops = {
+	.queue_setup = fl_ep_v4l2_queue_setup,
+	.buf_prepare = fl_ep_v4l2_buf_prepare,
+	.buf_queue = fl_ep_v4l2_buf_queue,
+	.start_streaming = fl_ep_v4l2_start,
+	.stop_streaming = fl_ep_v4l2_stop,
+	FL_VB2_WAIT_OPS
+};
+
+static int fl_ep_v4l2_querycap(struct file *file, void *fh, struct v4l2_capability *cap)
+{
+	struct fl_ep_v4l2 *v = video_drvdata(file);
+
+	strscpy(cap->driver, "framelink-epf", sizeof(cap->driver));
+	scnprintf(cap->card, sizeof(cap->card), "framelink %s", v->ep->name);
+	scnprintf(cap->bus_info, sizeof(cap->bus_info), "platform:%s", v->ep->name);
+	return 0;
+}
+
+static int fl_ep_v4l2_enum_fmt(struct file *file, void *fh, struct v4l2_fmtdesc *f)
+{
+	return fl_fmt_enum(f);
+}
+
+static int fl_ep_v4l2_enum_framesizes(struct file *file, void *fh, struct v4l2_frmsizeenum *fs)
+{
+	return fl_fmt_framesizes(fs);
+}
+
+static int fl_ep_v4l2_g_fmt(struct file *file, void *fh, struct v4l2_format *f)
+{
+	struct fl_ep_v4l2 *v = video_drvdata(file);
+
+	f->fmt.pix = v->fmt;
+	return 0;
+}
+
+static int fl_ep_v4l2_try_fmt(struct file *file, void *fh, struct v4l2_format *f)
+{
+	struct fl_ep_v4l2 *v = video_drvdata(file);
+
+	fl_fmt_fit(&f->fmt.pix, v->ep->slot_size);
+	return 0;
+}
+
+static int fl_ep_v4l2_s_fmt(struct file *file, void *fh, struct v4l2_format *f)
+{
+	struct fl_ep_v4l2 *v = video_drvdata(file);
+
+	if (vb2_is_busy(&v->queue))
+		return -EBUSY;
+	fl_fmt_fit(&f->fmt.pix, v->ep->slot_size);
+	v->fmt = f->fmt.pix;
+	return 0;
+}
+
+static int fl_ep_v4l2_enum_input(struct file *file, void *fh, struct v4l2_input *in)
+{
+	if (in->index)
+		return -EINVAL;
+	strscpy(in->name, "framelink link", sizeof(in->name));
+	in->type = V4L2_INPUT_TYPE_CAMERA;
+	return 0;
+}
+
+static int fl_ep_v4l2_g_input(struct file *file, void *fh, unsigned int *i)
+{
+	*i = 0;
+	return 0;
+}
+
+static int fl_ep_v4l2_s_input(struct file *file, void *fh, unsigned int i)
+{
+	return i ? -EINVAL : 0;
+}
+
+static const struct v4l2_ioctl_ops fl_ep_v4l2_iops = {
+	.vidioc_querycap = fl_ep_v4l2_querycap,
+	.vidioc_enum_fmt_vid_cap = fl_ep_v4l2_enum_fmt,
+	.vidioc_enum_framesizes = fl_ep_v4l2_enum_framesizes,
+	.vidioc_g_fmt_vid_cap = fl_ep_v4l2_g_fmt,
+	.vidioc_try_fmt_vid_cap = fl_ep_v4l2_try_fmt,
+	.vidioc_s_fmt_vid_cap = fl_ep_v4l2_s_fmt,
+	.vidioc_enum_input = fl_ep_v4l2_enum_input,
+	.vidioc_g_input = fl_ep_v4l2_g_input,
+	.vidioc_s_input = fl_ep_v4l2_s_input,
+	.vidioc_reqbufs = vb2_ioctl_reqbufs,
+	.vidioc_create_bufs = vb2_ioctl_create_bufs,
+	.vidioc_prepare_buf = vb2_ioctl_prepare_buf,
+	.vidioc_querybuf = vb2_ioctl_querybuf,
+	.vidioc_qbuf = vb2_ioctl_qbuf,
+	.vidioc_dqbuf = vb2_ioctl_dqbuf,
+	.vidioc_expbuf = vb2_ioctl_expbuf,
+	.vidioc_streamon = vb2_ioctl_streamon,
+	.vidioc_streamoff = vb2_ioctl_streamoff,
+};
+
+static const struct v4l2_file_operations fl_ep_v4l2_fops = {
+	.owner = THIS_MODULE,
+	.open = v4l2_fh_open,
+	.release = vb2_fop_release,
+	.poll = vb2_fop_poll,
+	.mmap = vb2_fop_mmap,
+	.unlocked_ioctl = video_ioctl2,
+};
+
+/* The last reference to /dev/videoN is gone: the endpoint's reference with it. */
+static void fl_ep_v4l2_release(struct video_device *vdev)
+{
+	struct fl_ep_v4l2 *v = container_of(vdev, struct fl_ep_v4l2, vdev);
+	struct fl_ep *ep = v->ep;
+
+	v4l2_device_unregister(&v->v4l2_dev);
+	kfree(v);
+	fl_ep_put(ep);
+}
+
+static int fl_ep_v4l2_init_queue(struct fl_ep_v4l2 *v)
+{
+	struct vb2_queue *q = &v->queue;
+
+	q->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	q->io_modes = VB2_MMAP | VB2_DMABUF;
+	q->drv_priv = v;
+	q->buf_struct_size = sizeof(struct fl_ep_v4l2_buf);
+	q->ops = &fl_ep_v4l2_qops;
+	q->mem_ops = &vb2_dma_contig_memops;
+	q->timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_TSTAMP_SRC_EOF;
+	q->lock = &v->lock;
+	/* the DMA engine writes through the controller's device, as into the slots */
+	q->dev = v->ep->dma_dev;
+	return vb2_queue_init(q);
+}
+
+/*
+ * videobuf2-dma-contig maps an imported dma-buf to the controller's device as one segment
+ * of the frame's size; with the DMA API's default limit (64 KiB, set by no Tegra or lab
+ * controller driver) every such mapping is a DMA-API error. The eDMA takes any contiguous
+ * range (the engine splits frames itself, xfer.c), so the limit is raised while the
+ * capture device exists, and put back at unbind if nobody changed it meanwhile.
+ */
+static void fl_ep_v4l2_raise_max_seg(struct fl_ep_v4l2 *v)
+{
+	struct device *dev = v->ep->dma_dev;
+
+	if (!dev->dma_parms || dma_get_max_seg_size(dev) >= UINT_MAX)
+		return;
+	v->old_max_seg = dma_get_max_seg_size(dev);
+	dma_set_max_seg_size(dev, UINT_MAX);
+	dev_info(v->ep->dev, "%s: DMA segment limit raised from %u bytes for V4L2 imports\n",
+		 dev_name(dev), v->old_max_seg);
+}
+
+static void fl_ep_v4l2_restore_max_seg(struct fl_ep *ep, unsigned int old_max_seg)
+{
+	if (old_max_seg && dma_get_max_seg_size(ep->dma_dev) == UINT_MAX)
+		dma_set_max_seg_size(ep->dma_dev, old_max_seg);
+}
+
+static void fl_ep_v4l2_init_vdev(struct fl_ep_v4l2 *v)
+{
+	v->vdev.v4l2_dev = &v->v4l2_dev;
+	v->vdev.fops = &fl_ep_v4l2_fops;
+	v->vdev.ioctl_ops = &fl_ep_v4l2_iops;
+	v->vdev.release = fl_ep_v4l2_release;
+	v->vdev.lock = &v->lock;
+	v->vdev.queue = &v->queue;
+	v->vdev.vfl_dir = VFL_DIR_RX;
+	v->vdev.device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING;
+	snprintf(v->vdev.name, sizeof(v->vdev.name), "framelink %s", v->ep->name);
+	video_set_drvdata(&v->vdev, v);
+}
+
+/**
+ * fl_ep_v4l2_register() - create the V4L2 capture device of @ep (bind)
+ * @ep: the endpoint, its slots and queues allocated, engine not started.
+ *
+ * Return: 0, or the error of the V4L2 core (the caller goes on without the device).
+ */
+int fl_ep_v4l2_register(struct fl_ep *ep)
+{
+	struct fl_ep_v4l2 *v;
+	int ret;
+
+	if (!ep->nvbufs)
+		return 0;
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	v->ep = ep;
+	mutex_init(&v->lock);
+	spin_lock_init(&v->out_lock);
+	INIT_LIST_HEAD(&v->pending);
+	init_waitqueue_head(&v->done_wq);
+	fl_fmt_default(&v->fmt, ep->slot_size);
+	ret = v4l2_device_register(ep->dev, &v->v4l2_dev);
+	if (ret)
+		goto free_v;
+	ret = fl_ep_v4l2_init_queue(v);
+	if (ret)
+		goto unregister_v4l2;
+	fl_ep_v4l2_init_vdev(v);
+	fl_ep_v4l2_raise_max_seg(v);
+	/* before the node exists: a completion of its first buffer looks for it */
+	ep->v4l2 = v;
+	ret = video_register_device(&v->vdev, VFL_TYPE_VIDEO, -1);
+	if (ret)
+		goto clear_ep;
+	/* dropped by fl_ep_v4l2_release(), after the last close */
+	kref_get(&ep->ref);
+	dev_info(ep->dev, "V4L2 capture device %s\n", video_device_node_name(&v->vdev));
+	return 0;
+
+clear_ep:
+	ep->v4l2 = NULL;
+	fl_ep_v4l2_restore_max_seg(ep, v->old_max_seg);
+unregister_v4l2:
+	v4l2_device_unregister(&v->v4l2_dev);
+free_v:
+	kfree(v);
+	return ret;
+}
+
+/**
+ * fl_ep_v4l2_unregister() - remove the V4L2 capture device (unbind)
+ * @ep: the endpoint, its engine stopped (frames in flight completed or kept as leaked).
+ *
+ * Streaming stops (posted buffers come back) and the buffers nobody maps are freed here,
+ * while the controller's device is still ours; open files keep the rest until they close.
+ */
+void fl_ep_v4l2_unregister(struct fl_ep *ep)
+{
+	struct fl_ep_v4l2 *v = ep->v4l2;
+	unsigned int old_max_seg;
+
+	if (!v)
+		return;
+	old_max_seg = v->old_max_seg;
+	/* @v may be freed when this returns (nobody had the node open) */
+	vb2_video_unregister_device(&v->vdev);
+	fl_ep_v4l2_restore_max_seg(ep, old_max_seg);
+	ep->v4l2 = NULL;
+}
