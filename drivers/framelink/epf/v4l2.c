@@ -26,13 +26,9 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <media/v4l2-device.h>
-#include <media/v4l2-ioctl.h>
-#include <media/v4l2-fh.h>
-#include <media/videobuf2-v4l2.h>
-#include <media/videobuf2-dma-contig.h>
 
 #include "epf.h"
-#include "fl_v4l2_fmt.h"
+#include "fl_v4l2_dev.h"
 
 static_assert(FL_EP_V4L2_BUFS == VB2_MAX_FRAME);
 
@@ -156,14 +152,8 @@ static int fl_ep_v4l2_queue_setup(struct vb2_queue *q, unsigned int *nbuffers,
 				  struct device *alloc_devs[])
 {
 	struct fl_ep_v4l2 *v = vb2_get_drv_priv(q);
-	u32 size = v->fmt.sizeimage;
 
-	/* CREATE_BUFS: a buffer smaller than a frame could never take one whole */
-	if (*nplanes)
-		return *nplanes != 1 || sizes[0] < size ? -EINVAL : 0;
-	*nplanes = 1;
-	sizes[0] = size;
-	return 0;
+	return fl_v4l2_setup_planes(v->fmt.sizeimage, nplanes, sizes);
 }
 
 static int fl_ep_v4l2_buf_prepare(struct vb2_buffer *vb)
@@ -325,11 +315,7 @@ static int fl_ep_v4l2_s_fmt(struct file *file, void *fh, struct v4l2_format *f)
 {
 	struct fl_ep_v4l2 *v = video_drvdata(file);
 
-	if (vb2_is_busy(&v->queue))
-		return -EBUSY;
-	fl_fmt_fit(&f->fmt.pix, v->ep->slot_size);
-	v->fmt = f->fmt.pix;
-	return 0;
+	return fl_v4l2_set_fmt(&v->queue, &v->fmt, f, v->ep->slot_size);
 }
 
 static int fl_ep_v4l2_enum_input(struct file *file, void *fh, struct v4l2_input *in)
@@ -373,15 +359,6 @@ static const struct v4l2_ioctl_ops fl_ep_v4l2_iops = {
 	.vidioc_streamoff = vb2_ioctl_streamoff,
 };
 
-static const struct v4l2_file_operations fl_ep_v4l2_fops = {
-	.owner = THIS_MODULE,
-	.open = v4l2_fh_open,
-	.release = vb2_fop_release,
-	.poll = vb2_fop_poll,
-	.mmap = vb2_fop_mmap,
-	.unlocked_ioctl = video_ioctl2,
-};
-
 /* The last reference to /dev/videoN is gone: the endpoint's reference with it. */
 static void fl_ep_v4l2_release(struct video_device *vdev)
 {
@@ -395,19 +372,11 @@ static void fl_ep_v4l2_release(struct video_device *vdev)
 
 static int fl_ep_v4l2_init_queue(struct fl_ep_v4l2 *v)
 {
-	struct vb2_queue *q = &v->queue;
-
-	q->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	q->io_modes = VB2_MMAP | VB2_DMABUF;
-	q->drv_priv = v;
-	q->buf_struct_size = sizeof(struct fl_ep_v4l2_buf);
-	q->ops = &fl_ep_v4l2_qops;
-	q->mem_ops = &vb2_dma_contig_memops;
-	q->timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_TSTAMP_SRC_EOF;
-	q->lock = &v->lock;
 	/* the DMA engine writes through the controller's device, as into the slots */
-	q->dev = v->ep->dma_dev;
-	return vb2_queue_init(q);
+	return fl_v4l2_queue_init(&v->queue, V4L2_BUF_TYPE_VIDEO_CAPTURE, v,
+				  sizeof(struct fl_ep_v4l2_buf), &fl_ep_v4l2_qops, v->ep->dma_dev,
+				  &v->lock, V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC |
+				  V4L2_BUF_FLAG_TSTAMP_SRC_EOF);
 }
 
 /*
@@ -438,7 +407,7 @@ static void fl_ep_v4l2_restore_max_seg(struct fl_ep *ep, unsigned int old_max_se
 static void fl_ep_v4l2_init_vdev(struct fl_ep_v4l2 *v)
 {
 	v->vdev.v4l2_dev = &v->v4l2_dev;
-	v->vdev.fops = &fl_ep_v4l2_fops;
+	v->vdev.fops = &fl_v4l2_fops;
 	v->vdev.ioctl_ops = &fl_ep_v4l2_iops;
 	v->vdev.release = fl_ep_v4l2_release;
 	v->vdev.lock = &v->lock;

@@ -25,13 +25,9 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <media/v4l2-device.h>
-#include <media/v4l2-ioctl.h>
-#include <media/v4l2-fh.h>
-#include <media/videobuf2-v4l2.h>
-#include <media/videobuf2-dma-contig.h>
 
 #include "host.h"
-#include "fl_v4l2_fmt.h"
+#include "fl_v4l2_dev.h"
 
 static_assert(FL_HOST_V4L2_BUFS == VB2_MAX_FRAME);
 
@@ -183,14 +179,8 @@ static int fl_v4l2_queue_setup(struct vb2_queue *q, unsigned int *nbuffers,
 			       struct device *alloc_devs[])
 {
 	struct fl_host_v4l2 *v = vb2_get_drv_priv(q);
-	u32 size = v->fmt.sizeimage;
 
-	/* CREATE_BUFS: a buffer smaller than a frame could never be sent whole */
-	if (*nplanes)
-		return *nplanes != 1 || sizes[0] < size ? -EINVAL : 0;
-	*nplanes = 1;
-	sizes[0] = size;
-	return 0;
+	return fl_v4l2_setup_planes(v->fmt.sizeimage, nplanes, sizes);
 }
 
 static int fl_v4l2_buf_out_validate(struct vb2_buffer *vb)
@@ -378,11 +368,7 @@ static int fl_v4l2_s_fmt(struct file *file, void *fh, struct v4l2_format *f)
 {
 	struct fl_host_v4l2 *v = video_drvdata(file);
 
-	if (vb2_is_busy(&v->queue))
-		return -EBUSY;
-	fl_fmt_fit(&f->fmt.pix, v->host->max_frame);
-	v->fmt = f->fmt.pix;
-	return 0;
+	return fl_v4l2_set_fmt(&v->queue, &v->fmt, f, v->host->max_frame);
 }
 
 static int fl_v4l2_enum_output(struct file *file, void *fh, struct v4l2_output *out)
@@ -426,15 +412,6 @@ static const struct v4l2_ioctl_ops fl_v4l2_iops = {
 	.vidioc_streamoff = vb2_ioctl_streamoff,
 };
 
-static const struct v4l2_file_operations fl_v4l2_fops = {
-	.owner = THIS_MODULE,
-	.open = v4l2_fh_open,
-	.release = vb2_fop_release,
-	.poll = vb2_fop_poll,
-	.mmap = vb2_fop_mmap,
-	.unlocked_ioctl = video_ioctl2,
-};
-
 /* The last reference to /dev/videoN is gone: the host's reference with it. */
 static void fl_v4l2_release(struct video_device *vdev)
 {
@@ -448,19 +425,10 @@ static void fl_v4l2_release(struct video_device *vdev)
 
 static int fl_v4l2_init_queue(struct fl_host_v4l2 *v)
 {
-	struct vb2_queue *q = &v->queue;
-
-	q->type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
-	q->io_modes = VB2_MMAP | VB2_DMABUF;
-	q->drv_priv = v;
-	q->buf_struct_size = sizeof(struct fl_v4l2_buf);
-	q->ops = &fl_v4l2_qops;
-	q->mem_ops = &vb2_dma_contig_memops;
-	q->timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_COPY;
-	q->lock = &v->lock;
 	/* the endpoint reads the buffers through the host's PCI function */
-	q->dev = v->host->dev;
-	return vb2_queue_init(q);
+	return fl_v4l2_queue_init(&v->queue, V4L2_BUF_TYPE_VIDEO_OUTPUT, v,
+				  sizeof(struct fl_v4l2_buf), &fl_v4l2_qops, v->host->dev,
+				  &v->lock, V4L2_BUF_FLAG_TIMESTAMP_COPY);
 }
 
 /**
