@@ -23,7 +23,12 @@
 FL_ABI_ASSERT(sizeof(struct fl_bar_header) + FL_BAR_HEADER_OFFSET == FL_BAR_CTRL_OFFSET);
 FL_ABI_ASSERT(sizeof(struct fl_bar_ctrl) + FL_BAR_CTRL_OFFSET == FL_BAR_STATUS_OFFSET);
 FL_ABI_ASSERT(sizeof(struct fl_bar_status) + FL_BAR_STATUS_OFFSET == FL_BAR_DOORBELL_OFFSET);
-FL_ABI_ASSERT(sizeof(struct fl_bar_doorbell) + FL_BAR_DOORBELL_OFFSET <= FL_BAR_RINGS_OFFSET);
+FL_ABI_ASSERT(sizeof(struct fl_bar_doorbell) + FL_BAR_DOORBELL_OFFSET == FL_BAR_FORMAT_OFFSET);
+FL_ABI_ASSERT(sizeof(struct fl_bar_format) + FL_BAR_FORMAT_OFFSET <= FL_BAR_RINGS_OFFSET);
+FL_ABI_ASSERT(sizeof(struct fl_bar_format) == 64);
+FL_ABI_ASSERT(offsetof(struct fl_bar_format, sizeimage) == 20);
+FL_ABI_ASSERT(offsetof(struct fl_bar_format, xfer_func) == 40);
+FL_ABI_ASSERT((FL_FRAME_FLAGS & FL_FRAME_FMT_FLAGS) == 0);
 FL_ABI_ASSERT(sizeof(struct fl_bar_header) == 256);
 FL_ABI_ASSERT(offsetof(struct fl_bar_header, features) == 8);
 FL_ABI_ASSERT(offsetof(struct fl_bar_header, ep_slots) == 40);

@@ -81,8 +81,15 @@ run() {
 	# the engine thread may start after the host's device appeared (the link-up event)
 	[ -n "$EPID" ] && [ -d /proc/"$EPID" ] || EPID=$(engine_pid)
 	e0=$(engine_ns)
-	framelink stream -m "$1" -s "$(bytes "$2")" -n "$(frames "$(bytes "$2")" "$3")" -q "$3" --csv \
-		$4 >/tmp/stream.out 2>&1
+	case $1 in
+	v4l2-*)
+		framelink v4l2-stream -o "$VOUT" -c "$VCAP" -s "$(bytes "$2")" \
+			-n "$(frames "$(bytes "$2")" "$3")" -q "$3" --csv \
+			$([ "$1" = v4l2-dmabuf ] && echo --dmabuf) >/tmp/stream.out 2>&1 ;;
+	*)
+		framelink stream -m "$1" -s "$(bytes "$2")" -n "$(frames "$(bytes "$2")" "$3")" \
+			-q "$3" --csv $4 >/tmp/stream.out 2>&1 ;;
+	esac
 	rc=$?
 	e1=$(engine_ns)
 	[ -n "$e0" ] && [ -n "$e1" ] || { rc=1; echo "# the engine thread fl-ep0 (${EPID:-none}) not measured"; }
@@ -137,6 +144,28 @@ for s in $SIZES; do
 	run h2e "$s" 16 --extra-copy
 	run e2h "$s" 16 --extra-copy
 done
+
+# ---- the same frames through the V4L2 devices (issue 29): the host's output device, the
+# endpoint's capture device with MMAP buffers and with the endpoint's slots imported
+# (DMABUF); 16 in flight, and the one-frame control; judged against the h2e rows of the same
+# size and depth ----
+VOUT=$(v4l_node "framelink framelink0")
+VCAP=$(v4l_node "framelink framelink-ep0")
+if [ -n "$VOUT" ] && [ -n "$VCAP" ]; then
+	for s in 1M 4M 8M; do
+		run v4l2-dmabuf "$s" 16
+		[ "$s" = 8M ] && continue
+		run v4l2-mmap "$s" 16
+	done
+	# 16 MMAP capture buffers of 8 MiB do not fit the controller's memory beside the 16
+	# slots (the lab's pool of 256 MiB, "Cannot allocate memory"): 8 in flight, against
+	# the ioctl path with 8 in flight
+	run h2e 8M 8
+	run v4l2-mmap 8M 8
+	run v4l2-mmap 4M 1
+else
+	t_fail "bench: V4L2 devices" "no framelink V4L2 nodes (output ${VOUT:-none}, capture ${VCAP:-none})"
+fi
 
 # ---- how much of the engine framelink holds: a fixed sweep of rates (information) ----
 # 1/3 and 1/2 of the engine's 4 MiB speed (1/4: the runs above), 1, 4 and 8 MiB, 16 in

@@ -171,6 +171,25 @@ ep_recv -n 1 -t 20000
 t_check "after V4L2 stopped: the ioctl path sends" framelink send -d $HDEV -s 4K -n 1
 wait $RX
 
+# STREAMOFF while the endpoint takes nothing: the 1 s drain ends, one queue reset cancels
+# what waits in the tx ring, and v4l2-ctl ends (without the reset the frames would stay)
+r0=$(fl_stat $HDEV queue_resets)
+v4l2-ctl -d $VOUT --stream-out-mmap --stream-count=100000 >/tmp/so.out 2>&1 &
+SX=$!
+sleep 2
+t_check "STREAMOFF undrained: v4l2-ctl streaming, frames waiting in the tx ring" kill -0 $SX
+kill $SX
+wait_bounded $SX 10
+rc=$?
+t_check "STREAMOFF undrained: v4l2-ctl ended (exit $rc), not a hang" test $rc -ne 137
+r1=$(fl_stat $HDEV queue_resets)
+t_check "STREAMOFF undrained: one queue reset cancelled the frames (queue_resets +$((r1 - r0)))" \
+	test $((r1 - r0)) -eq 1
+ep_recv -n 1 -t 20000
+t_check "STREAMOFF undrained: the queue runs again (an ioctl frame sent)" \
+	framelink send -d $HDEV -s 4K -n 1
+wait $RX
+
 # Remove under the stream: nobody receives on the endpoint, so the frames wait in the tx ring
 # when the host device is removed (sysfs). v4l2-ctl, its buffers mapped, ends with an error,
 # not a hang; the buffers go when it closes (KASAN, DMA-API debug and the kmemleak scan at

@@ -13,6 +13,13 @@
 #  - DMABUF import on the endpoint: v4l2-ctl --stream-dmabuf with buffers vivid allocated
 #    and exported (the consumer's own buffers): every frame lands in them, byte for byte,
 #    by DMA (dma_transfers +60) with no endpoint CPU copy (cpu_transfers +0);
+#  - a frame longer than the capture buffer (the host's ioctl path: no format announced):
+#    consumed unread, EMSGSIZE at the sender, the next frame that fits lands;
+#  - the format comes from the sender (ABI 1.3): the host's format (GStreamer, GREY
+#    320x240) becomes the capture device's only format, with a V4L2_EVENT_SOURCE_CHANGE (a
+#    second stream of the same format raises none); buffers carry the host's timestamps
+#    (GStreamer's PTS: frame k at k/30 s), the ioctl path's frames the endpoint's clock
+#    instead (a control);
 #  - one receiver at a time on the endpoint: POST refused (EBUSY) while V4L2 streams,
 #    STREAMON refused (EBUSY) while an app holds the ioctl path;
 #  - the endpoint function unbound under a capture stream: v4l2-ctl ends, no hang.
@@ -64,6 +71,23 @@ host_stop() {
 
 v4l2-compliance -d $VCAP >/tmp/comp.out 2>&1
 t_check "v4l2-compliance $VCAP: 0 failed, 0 warnings" compliance /tmp/comp.out
+
+# A frame longer than the buffer: 64x64 GREY buffers (4096 bytes), 1 MiB frames by ioctl
+v4l2-ctl -d $VCAP -v width=64,height=64,pixelformat=GREY
+v4l2-ctl -d $VCAP --stream-mmap --stream-count=1 --verbose >/tmp/big.out 2>&1 &
+CX=$!
+sleep 1
+framelink send -d $HDEV -s 1M -n 2 >/tmp/big-send.out 2>&1
+t_check "frame > V4L2 buffer: the sender's frames fail with EMSGSIZE" \
+	grep -q "Message too long" /tmp/big-send.out
+sed 's/^/# /' /tmp/big-send.out | head -n 3
+framelink send -d $HDEV -s 4096 -n 1 >/tmp/big-send.out 2>&1
+t_check "frame > V4L2 buffer: the next frame that fits is sent" test $? -eq 0
+wait_bounded $CX 20
+t_check "frame > V4L2 buffer: v4l2-ctl dequeued the fitting frame (4096 bytes)" \
+	grep -q "bytesused: 4096" /tmp/big.out
+t_check "the host carries capture times: buffers are TIMESTAMP_COPY" grep -q "ts-copy" /tmp/big.out
+v4l2-ctl -d $VCAP -v width=$W,height=$H,pixelformat=YUYV
 host_send
 v4l2-compliance -d $VCAP -s 10 >/tmp/comp-s.out 2>&1
 t_check "v4l2-compliance -s (MMAP streaming, the host sending): 0 failed, 0 warnings" \
@@ -124,6 +148,63 @@ if [ -n "$VIVID" ]; then
 else
 	t_skip "dmabuf import" "no vivid-000 capture node"
 fi
+
+# The format and the capture time come from the sender (ABI 1.3)
+GREY_CAPS="video/x-raw,format=GRAY8,width=320,height=240,framerate=30/1"
+# host_grey COUNT: COUNT frames of GStreamer's test source into the host's output device
+host_grey() {
+	gst-launch-1.0 -q videotestsrc num-buffers=$1 ! $GREY_CAPS ! v4l2sink device=$VOUT \
+		io-mode=mmap sync=false show-preroll-frame=false >/tmp/gst.out 2>&1
+}
+# announced COUNT: COUNT GREY frames to the endpoint's ioctl path; 0 if a source-change
+# event reached the capture device meanwhile
+announced() {
+	v4l2-ctl -d $VCAP --wait-for-event=source_change=0 >/tmp/ev.out 2>&1 &
+	EV=$!
+	framelink recv -d $EDEV -n $1 -t 20000 >/dev/null 2>&1 &
+	RX=$!
+	sleep 1
+	host_grey $1
+	wait_bounded $RX 30
+	wait_bounded $EV 3
+	grep -q "source_change" /tmp/ev.out
+}
+grey_fmt() {
+	grep -q 'Width/Height *: 320/240' $1 && grep -q "'GREY'" $1 &&
+		grep -q 'Size Image *: 76800' $1
+}
+t_check "format: V4L2_EVENT_SOURCE_CHANGE at the host's new format (GREY 320x240)" announced 4
+v4l2-ctl -d $VCAP -V >/tmp/fmt.out 2>&1
+t_check "format: the capture device's format is the host's (GREY 320x240, 76800 bytes)" \
+	grey_fmt /tmp/fmt.out
+sed -n 's/^/# /;/Pixel Format/p;/Width/p' /tmp/fmt.out
+t_check "format: the capture device offers only the host's format" \
+	sh -c "v4l2-ctl -d $VCAP --list-formats | grep -c '\[[0-9]*\]' | grep -qx 1"
+t_check "format: the endpoint logged the announcement" \
+	sh -c "dmesg | grep -q 'host format [0-9]*: GREY .*320x240, 76800 bytes'"
+not_announced() { ! announced "$@"; }
+t_check "format control: the same format again raises no event" not_announced 2
+# capture times: GStreamer's PTS of frame k is k/30 s, far from the endpoint's clock;
+# its buffer pool logs each dequeued buffer's timestamp
+ep_gst_ts() {
+	GST_DEBUG=v4l2bufferpool:6 GST_DEBUG_NO_COLOR=1 gst-launch-1.0 v4l2src device=$VCAP \
+		num-buffers=8 ! fakesink >/tmp/gst-ep.out 2>&1 &
+	CX=$!
+	sleep 2
+}
+ep_gst_ts
+host_grey 8
+wait_bounded $CX 30
+grep -o "dequeued buffer .*seq:3 .*, ts [0-9:.]*" /tmp/gst-ep.out | sed 's/^.*seq:/# seq:/'
+t_check "timestamps: the host's capture time (frame 3 at 0.1 s)" \
+	grep -q "dequeued buffer .*seq:3 .*, ts 0:00:00.100000000," /tmp/gst-ep.out
+ep_gst_ts
+framelink send -d $HDEV -s 76800 -n 8 >/dev/null 2>&1
+wait_bounded $CX 30
+grep -o "dequeued buffer .*seq:3 .*, ts [0-9:.]*" /tmp/gst-ep.out | sed 's/^.*seq:/# seq:/'
+t_check "timestamps control: ioctl-path frames carry the endpoint's clock" \
+	sh -c "grep -q 'dequeued buffer .*seq:3 .*, ts ' /tmp/gst-ep.out &&
+		! grep -q 'dequeued buffer .*seq:3 .*, ts 0:00:00.1' /tmp/gst-ep.out"
 
 # One receiver at a time on the endpoint
 v4l2-ctl -d $VCAP --stream-mmap --stream-count=1000000 >/dev/null 2>&1 &

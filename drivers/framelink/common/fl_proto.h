@@ -107,19 +107,21 @@ static inline bool fl_bus_range_ok(u64 addr, u32 bytes)
  * fl_tx_desc_parse() - validate a frame descriptor the host wrote
  * @raw: a private copy of the descriptor.
  * @max_frame: largest frame this endpoint accepts.
+ * @flags_ok: the FL_FRAME_* flags valid on this link (%FL_FRAME_FLAGS, and
+ *	%FL_FRAME_FMT_FLAGS once %FL_F_FORMAT was accepted).
  * @out: the descriptor in CPU order, set only on success.
  *
- * Return: 0, or -EINVAL for a zero or wrapping range or unknown flags, -EMSGSIZE for a
- * frame larger than @max_frame.
+ * Return: 0, or -EINVAL for a zero or wrapping range or flags outside @flags_ok, -EMSGSIZE
+ * for a frame larger than @max_frame.
  */
-static inline int fl_tx_desc_parse(const struct fl_tx_desc *raw, u32 max_frame,
+static inline int fl_tx_desc_parse(const struct fl_tx_desc *raw, u32 max_frame, u32 flags_ok,
 				   struct fl_desc *out)
 {
 	u64 addr = le64_to_cpu(raw->addr);
 	u32 bytes = le32_to_cpu(raw->bytes);
 	u32 flags = le32_to_cpu(raw->flags);
 
-	if (!fl_bus_range_ok(addr, bytes) || (flags & ~FL_FRAME_FLAGS))
+	if (!fl_bus_range_ok(addr, bytes) || (flags & ~flags_ok))
 		return -EINVAL;
 	if (bytes > max_frame)
 		return -EMSGSIZE;

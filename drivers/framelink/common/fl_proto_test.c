@@ -62,7 +62,7 @@ static void fl_test_tx_desc_parse(struct kunit *test)
 	struct fl_tx_desc raw;
 
 	raw = fl_test_tx(0x80000000, 4096, FL_FRAME_EOF);
-	KUNIT_ASSERT_EQ(test, fl_tx_desc_parse(&raw, 4096, &d), 0);
+	KUNIT_ASSERT_EQ(test, fl_tx_desc_parse(&raw, 4096, FL_FRAME_FLAGS, &d), 0);
 	KUNIT_EXPECT_EQ(test, d.addr, 0x80000000ULL);
 	KUNIT_EXPECT_EQ(test, d.bytes, 4096U);
 	KUNIT_EXPECT_EQ(test, d.flags, FL_FRAME_EOF);
@@ -72,15 +72,24 @@ static void fl_test_tx_desc_parse(struct kunit *test)
 
 	d.id = 0xdead;
 	raw = fl_test_tx(0x80000000, 4097, 0);
-	KUNIT_EXPECT_EQ(test, fl_tx_desc_parse(&raw, 4096, &d), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, fl_tx_desc_parse(&raw, 4096, FL_FRAME_FLAGS, &d), -EMSGSIZE);
 	raw = fl_test_tx(0x80000000, 0, 0);
-	KUNIT_EXPECT_EQ(test, fl_tx_desc_parse(&raw, 4096, &d), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fl_tx_desc_parse(&raw, 4096, FL_FRAME_FLAGS, &d), -EINVAL);
 	raw = fl_test_tx(U64_MAX - 10, 64, 0);
-	KUNIT_EXPECT_EQ(test, fl_tx_desc_parse(&raw, 4096, &d), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fl_tx_desc_parse(&raw, 4096, FL_FRAME_FLAGS, &d), -EINVAL);
 	raw = fl_test_tx(0x80000000, 64, 1U << 7);
-	KUNIT_EXPECT_EQ(test, fl_tx_desc_parse(&raw, 4096, &d), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fl_tx_desc_parse(&raw, 4096, FL_FRAME_FLAGS, &d), -EINVAL);
+	/* the format flags only where FL_F_FORMAT was accepted */
+	raw = fl_test_tx(0x80000000, 64, FL_FRAME_EOF | FL_FRAME_TSTAMP);
+	KUNIT_EXPECT_EQ(test, fl_tx_desc_parse(&raw, 4096, FL_FRAME_FLAGS, &d), -EINVAL);
+	raw = fl_test_tx(0x80000000, 64, FL_FRAME_FORMAT);
+	KUNIT_EXPECT_EQ(test, fl_tx_desc_parse(&raw, 4096, FL_FRAME_FLAGS, &d), -EINVAL);
 	/* A rejected descriptor leaves the output alone. */
 	KUNIT_EXPECT_EQ(test, d.id, 0xdeadU);
+	raw = fl_test_tx(0x80000000, 64, FL_FRAME_EOF | FL_FRAME_FMT_FLAGS);
+	KUNIT_ASSERT_EQ(test, fl_tx_desc_parse(&raw, 4096, FL_FRAME_FLAGS | FL_FRAME_FMT_FLAGS,
+					       &d), 0);
+	KUNIT_EXPECT_EQ(test, d.flags, FL_FRAME_EOF | FL_FRAME_FMT_FLAGS);
 }
 
 static void fl_test_rx_desc_parse(struct kunit *test)

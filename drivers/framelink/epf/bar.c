@@ -110,7 +110,7 @@ void fl_bar_write_header(struct fl_ep *ep)
 	struct fl_bar_header h;
 
 	ep->offered = FL_F_CQ_EVENT | FL_F_TIMESTAMPS | FL_F_IRQ_TEST | FL_F_CQ_BATCH |
-		     FL_F_IRQ_PROD | FL_F_IRQ_SEEN | FL_F_INTX_SEQ |
+		     FL_F_IRQ_PROD | FL_F_IRQ_SEEN | FL_F_INTX_SEQ | FL_F_FORMAT |
 		     (ep->nrd || ep->nwr ? FL_F_DMA : 0);
 	fl_bar_fill_header(ep, &h);
 	fl_bar_publish_header(ep, &h);

@@ -232,6 +232,7 @@ int fl_cq_init(struct fl_ep *ep)
 	ep->cq_addr = le64_to_cpu(c.cq_addr);
 	ep->accepted = le64_to_cpu(c.features);
 	ep->irq_type = le32_to_cpu(c.irq_type);
+	fl_ep_v4l2_enable(ep, ep->accepted & FL_F_FORMAT);
 
 	ep->cq_unflushed = false;
 	ep->cq_signalled = 0;
@@ -272,7 +273,8 @@ static void fl_cqe_fill(struct fl_cqe *e, const struct fl_xfer *x, u16 kind, boo
 		.bytes = cpu_to_le32(x->status == FL_ST_OK ? x->bytes : 0),
 		.kind = cpu_to_le16(kind),
 		.status = cpu_to_le16(x->status),
-		.flags = cpu_to_le32(x->flags),
+		/* the host's own flags, as minor 2 defined them */
+		.flags = cpu_to_le32(x->flags & FL_FRAME_FLAGS),
 		.seq = cpu_to_le32(x->seq),
 		.cookie = cpu_to_le64(x->cookie),
 	};

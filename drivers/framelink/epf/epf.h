@@ -799,6 +799,8 @@ u32 fl_slot_len(struct fl_ep *ep, u32 idx);
 int fl_ep_v4l2_register(struct fl_ep *ep);
 void fl_ep_v4l2_unregister(struct fl_ep *ep);
 void fl_ep_v4l2_rx_done(struct fl_ep *ep, const struct fl_completion *c);
+void fl_ep_v4l2_peer_format(struct fl_ep *ep, const struct fl_bar_format *f);
+void fl_ep_v4l2_enable(struct fl_ep *ep, bool formats);
 #else
 #define FL_EP_V4L2_BUFS		0
 static inline int fl_ep_v4l2_register(struct fl_ep *ep)
@@ -811,6 +813,14 @@ static inline void fl_ep_v4l2_unregister(struct fl_ep *ep)
 }
 
 static inline void fl_ep_v4l2_rx_done(struct fl_ep *ep, const struct fl_completion *c)
+{
+}
+
+static inline void fl_ep_v4l2_peer_format(struct fl_ep *ep, const struct fl_bar_format *f)
+{
+}
+
+static inline void fl_ep_v4l2_enable(struct fl_ep *ep, bool formats)
 {
 }
 #endif

@@ -98,6 +98,25 @@ static void fl_ring_fail_taken(struct fl_ep *ep, struct fl_xfer *x, u16 status)
 	smp_store_release(&x->done, true);
 }
 
+/* The frame flags the host may set: the format's once it accepted FL_F_FORMAT */
+static u32 fl_ring_tx_flags(struct fl_ep *ep)
+{
+	return FL_FRAME_FLAGS | (ep->accepted & FL_F_FORMAT ? FL_FRAME_FMT_FLAGS : 0);
+}
+
+/*
+ * A descriptor announced a new image format (FL_FRAME_FORMAT): the host wrote the block
+ * before the descriptor, and both before the tx_prod this pass read (dma_rmb() above).
+ * The capture device checks it (v4l2.c); a frame is moved whatever the block says.
+ */
+static void fl_ring_take_format(struct fl_ep *ep)
+{
+	struct fl_bar_format f;
+
+	memcpy(&f, ep->bar + FL_BAR_FORMAT_OFFSET, sizeof(f));
+	fl_ep_v4l2_peer_format(ep, &f);
+}
+
 /* Host -> endpoint: start copies for new tx descriptors while slots are posted */
 static bool fl_ring_tx(struct fl_ep *ep)
 {
@@ -123,7 +142,7 @@ static bool fl_ring_tx(struct fl_ep *ep)
 		int err;
 
 		memcpy(&raw, &ep->tx_ring[pos], sizeof(raw));
-		err = fl_tx_desc_parse(&raw, ep->slot_size, &d);
+		err = fl_tx_desc_parse(&raw, ep->slot_size, fl_ring_tx_flags(ep), &d);
 		x->id = le32_to_cpu(raw.id);
 		x->seq = le32_to_cpu(raw.seq);
 		x->cookie = le64_to_cpu(raw.cookie);
@@ -136,6 +155,13 @@ static bool fl_ring_tx(struct fl_ep *ep)
 			continue;
 		}
 
+		/*
+		 * Before a buffer is taken: a receiver that waits for the format to allocate
+		 * its buffers learns it from a frame that waits for them (read again on every
+		 * pass until then: an unchanged format is not announced twice)
+		 */
+		if (d.flags & FL_FRAME_FORMAT)
+			fl_ring_take_format(ep);
 		x->slot = fl_q_take_posted(ep, &ts_post);
 		if (x->slot == FL_EP_NO_SLOT) {
 			/* Waiting for the app is not reaction time */

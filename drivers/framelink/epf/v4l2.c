@@ -16,9 +16,17 @@
  * A frame larger than the buffer is consumed unread (-EMSGSIZE to both ends); a buffer
  * without a kernel mapping is never the target of a CPU copy (the frame fails instead).
  *
+ * The format is the sender's where the host announces it (FL_F_FORMAT, ABI 1.3): the
+ * device then offers only that format, as an HDMI receiver offers what its source sends,
+ * signals V4L2_EVENT_SOURCE_CHANGE when an announcement differs from the one before, and
+ * stamps a buffer with the host's capture time (TIMESTAMP_COPY). Without announcements
+ * (an older host, the host's ioctl path) the app chooses among all formats, and the
+ * timestamp is the end of the frame's DMA here (MONOTONIC).
+ *
  * Locks: fl_ep_v4l2.lock serialises the V4L2 ioctls and the vb2 queue (taken by the V4L2
- * core); fl_ep_v4l2.out_lock protects what the engine's completions touch (@out, @inflight,
- * @seq_base, @seq_valid). Neither is held across the other's sections.
+ * core); fl_ep_v4l2.out_lock protects what the engine's completions and announcements
+ * touch (@out, @inflight, @seq_base, @seq_valid, @peer, @peer_ts). Neither is held across
+ * the other's sections.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,6 +34,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <media/v4l2-device.h>
+#include <media/v4l2-event.h>
 
 #include "epf.h"
 #include "fl_v4l2_dev.h"
@@ -45,11 +54,15 @@ static_assert(FL_EP_V4L2_BUFS == VB2_MAX_FRAME);
  * @fmt: the current format; @lock.
  * @pending: buffers queued before streaming started; @lock.
  * @streaming: between start and stop of streaming; @lock.
- * @out_lock: protects @out, @inflight, @seq_base and @seq_valid.
+ * @ts_copy: buffers carry the host's capture time; written under @lock while no buffer
+ *	is queued (queue_setup), read by completions.
+ * @out_lock: protects @out, @inflight, @seq_base, @seq_valid, @peer and @peer_ts.
  * @out: buffers given to the engine (posted or being written), by vb2 index.
  * @inflight: entries of @out.
  * @seq_base: the host's sequence number of the first frame of this stream.
  * @seq_valid: @seq_base is set.
+ * @peer: the format the host announced last (pixelformat 0: none).
+ * @peer_ts: the host carries formats and capture times (FL_F_FORMAT accepted).
  * @done_wq: STREAMOFF waits here for @inflight to drop.
  * @old_max_seg: the controller device's DMA segment limit before we raised it, or 0.
  */
@@ -62,11 +75,14 @@ struct fl_ep_v4l2 {
 	struct v4l2_pix_format fmt;
 	struct list_head pending;
 	bool streaming;
+	bool ts_copy;
 	spinlock_t out_lock;	/* see @out_lock above */
 	struct vb2_v4l2_buffer *out[FL_EP_V4L2_BUFS];
 	u32 inflight;
 	u32 seq_base;
 	bool seq_valid;
+	struct v4l2_pix_format peer;
+	bool peer_ts;
 	wait_queue_head_t done_wq;
 	unsigned int old_max_seg;
 };
@@ -137,7 +153,10 @@ void fl_ep_v4l2_rx_done(struct fl_ep *ep, const struct fl_completion *c)
 	/* the host's numbering, from the stream's first frame: a gap is a frame lost */
 	vbuf->sequence = c->seq - v->seq_base;
 	vbuf->field = V4L2_FIELD_NONE;
-	vbuf->vb2_buf.timestamp = c->ts_dma_done ? c->ts_dma_done : ktime_get_ns();
+	if (v->ts_copy && (c->flags & FL_FRAME_TSTAMP))
+		vbuf->vb2_buf.timestamp = c->cookie;
+	else
+		vbuf->vb2_buf.timestamp = c->ts_dma_done ? c->ts_dma_done : ktime_get_ns();
 	if (c->status) {
 		vb2_set_plane_payload(&vbuf->vb2_buf, 0, 0);
 		vb2_buffer_done(&vbuf->vb2_buf, VB2_BUF_STATE_ERROR);
@@ -147,12 +166,130 @@ void fl_ep_v4l2_rx_done(struct fl_ep *ep, const struct fl_completion *c)
 	vb2_buffer_done(&vbuf->vb2_buf, VB2_BUF_STATE_DONE);
 }
 
+/*
+ * A format the host announced, checked against what this end carries: one of its pixel
+ * formats, progressive, and the size the same arithmetic gives (fl_fmt_fit()); the
+ * colorimetry V4L2 does not define becomes the format's default. 0 or -EPROTO.
+ */
+static int fl_ep_v4l2_check_peer(struct fl_ep *ep, const struct fl_bar_format *f,
+				 struct v4l2_pix_format *pix)
+{
+	struct v4l2_pix_format fit;
+
+	*pix = (struct v4l2_pix_format){
+		.pixelformat = le32_to_cpu(f->pixelformat),
+		.width = le32_to_cpu(f->width),
+		.height = le32_to_cpu(f->height),
+		.bytesperline = le32_to_cpu(f->bytesperline),
+		.sizeimage = le32_to_cpu(f->sizeimage),
+		.field = le32_to_cpu(f->field),
+		.colorspace = le32_to_cpu(f->colorspace),
+		.ycbcr_enc = le32_to_cpu(f->ycbcr_enc),
+		.quantization = le32_to_cpu(f->quantization),
+		.xfer_func = le32_to_cpu(f->xfer_func),
+	};
+	fit = *pix;
+	fl_fmt_fit(&fit, ep->slot_size);
+	if (memchr_inv(f->reserved, 0, sizeof(f->reserved)) ||
+	    fit.pixelformat != pix->pixelformat || fit.width != pix->width ||
+	    fit.height != pix->height || fit.bytesperline != pix->bytesperline ||
+	    fit.sizeimage != pix->sizeimage || fit.field != pix->field)
+		return -EPROTO;
+	*pix = fit;
+	return 0;
+}
+
+/**
+ * fl_ep_v4l2_peer_format() - the host announced the format of the frames that follow
+ * @ep: the endpoint; engine context (ring.c).
+ * @f: a private copy of fl_bar_format.
+ *
+ * A format this end cannot carry is logged and ignored (the frames still move).
+ */
+void fl_ep_v4l2_peer_format(struct fl_ep *ep, const struct fl_bar_format *f)
+{
+	static const struct v4l2_event ev = {
+		.type = V4L2_EVENT_SOURCE_CHANGE,
+		.u.src_change.changes = V4L2_EVENT_SRC_CH_RESOLUTION,
+	};
+	struct fl_ep_v4l2 *v = ep->v4l2;
+	struct v4l2_pix_format pix, old;
+
+	if (!v)
+		return;
+	if (fl_ep_v4l2_check_peer(ep, f, &pix)) {
+		dev_warn_ratelimited(ep->dev, "host format %u refused: %p4cc %ux%u, %u bytes per line, %u per frame, field %u\n",
+				     le32_to_cpu(f->seq), &pix.pixelformat, pix.width, pix.height,
+				     pix.bytesperline, pix.sizeimage, pix.field);
+		return;
+	}
+	spin_lock(&v->out_lock);
+	old = v->peer;
+	v->peer = pix;
+	spin_unlock(&v->out_lock);
+	if (!memcmp(&pix, &old, sizeof(pix)))
+		return;
+	dev_info(ep->dev, "host format %u: %p4cc %ux%u, %u bytes, colorspace %u\n",
+		 le32_to_cpu(f->seq), &pix.pixelformat, pix.width, pix.height, pix.sizeimage,
+		 pix.colorspace);
+	/*
+	 * The event says the buffers may no longer fit (V4L2 defines it for resolution
+	 * changes; GStreamer's v4l2src renegotiates on it): not sent for colorimetry alone.
+	 */
+	if (pix.pixelformat != old.pixelformat || pix.width != old.width ||
+	    pix.height != old.height || pix.sizeimage != old.sizeimage)
+		v4l2_event_queue(&v->vdev, &ev);
+}
+
+/**
+ * fl_ep_v4l2_enable() - the host enabled the queues
+ * @ep: the endpoint; engine context (cq.c).
+ * @formats: it accepted %FL_F_FORMAT; without, an earlier host's format is forgotten.
+ */
+void fl_ep_v4l2_enable(struct fl_ep *ep, bool formats)
+{
+	struct fl_ep_v4l2 *v = ep->v4l2;
+
+	if (!v)
+		return;
+	spin_lock(&v->out_lock);
+	v->peer_ts = formats;
+	if (!formats)
+		v->peer.pixelformat = 0;
+	spin_unlock(&v->out_lock);
+}
+
+/* The host's format, if it announced one: true and @pix set. */
+static bool fl_ep_v4l2_peer(struct fl_ep_v4l2 *v, struct v4l2_pix_format *pix)
+{
+	spin_lock(&v->out_lock);
+	*pix = v->peer;
+	spin_unlock(&v->out_lock);
+	return pix->pixelformat;
+}
+
+/*
+ * The timestamp type is the queue's, so it is chosen when buffers are allocated: COPY when
+ * the host carries capture times. A frame that comes without one (the host's ioctl path)
+ * gets the end of its DMA all the same (fl_ep_v4l2_rx_done()).
+ */
+static void fl_ep_v4l2_choose_ts(struct fl_ep_v4l2 *v)
+{
+	spin_lock(&v->out_lock);
+	v->ts_copy = v->peer_ts;
+	spin_unlock(&v->out_lock);
+	v->queue.timestamp_flags = v->ts_copy ? V4L2_BUF_FLAG_TIMESTAMP_COPY :
+			V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_TSTAMP_SRC_EOF;
+}
+
 static int fl_ep_v4l2_queue_setup(struct vb2_queue *q, unsigned int *nbuffers,
 				  unsigned int *nplanes, unsigned int sizes[],
 				  struct device *alloc_devs[])
 {
 	struct fl_ep_v4l2 *v = vb2_get_drv_priv(q);
 
+	if (!vb2_is_busy(q))
+		fl_ep_v4l2_choose_ts(v);
 	return fl_v4l2_setup_planes(v->fmt.sizeimage, nplanes, sizes);
 }
 
@@ -285,20 +422,43 @@ static int fl_ep_v4l2_querycap(struct file *file, void *fh, struct v4l2_capabili
 	return 0;
 }
 
+/* The host's format where it announced one, all formats the link carries otherwise */
 static int fl_ep_v4l2_enum_fmt(struct file *file, void *fh, struct v4l2_fmtdesc *f)
 {
-	return fl_fmt_enum(f);
+	struct fl_ep_v4l2 *v = video_drvdata(file);
+	struct v4l2_pix_format peer;
+
+	if (!fl_ep_v4l2_peer(v, &peer))
+		return fl_fmt_enum(f);
+	if (f->index)
+		return -EINVAL;
+	f->pixelformat = peer.pixelformat;
+	return 0;
 }
 
 static int fl_ep_v4l2_enum_framesizes(struct file *file, void *fh, struct v4l2_frmsizeenum *fs)
 {
-	return fl_fmt_framesizes(fs);
+	struct fl_ep_v4l2 *v = video_drvdata(file);
+	struct v4l2_pix_format peer;
+
+	if (!fl_ep_v4l2_peer(v, &peer))
+		return fl_fmt_framesizes(fs);
+	if (fs->index || fs->pixel_format != peer.pixelformat)
+		return -EINVAL;
+	fs->type = V4L2_FRMSIZE_TYPE_DISCRETE;
+	fs->discrete.width = peer.width;
+	fs->discrete.height = peer.height;
+	return 0;
 }
 
+/* The app's format becomes the host's while it has no buffers */
 static int fl_ep_v4l2_g_fmt(struct file *file, void *fh, struct v4l2_format *f)
 {
 	struct fl_ep_v4l2 *v = video_drvdata(file);
+	struct v4l2_pix_format peer;
 
+	if (fl_ep_v4l2_peer(v, &peer) && !vb2_is_busy(&v->queue))
+		v->fmt = peer;
 	f->fmt.pix = v->fmt;
 	return 0;
 }
@@ -306,16 +466,30 @@ static int fl_ep_v4l2_g_fmt(struct file *file, void *fh, struct v4l2_format *f)
 static int fl_ep_v4l2_try_fmt(struct file *file, void *fh, struct v4l2_format *f)
 {
 	struct fl_ep_v4l2 *v = video_drvdata(file);
+	struct v4l2_pix_format peer;
 
-	fl_fmt_fit(&f->fmt.pix, v->ep->slot_size);
+	if (fl_ep_v4l2_peer(v, &peer))
+		f->fmt.pix = peer;
+	else
+		fl_fmt_fit(&f->fmt.pix, v->ep->slot_size);
 	return 0;
 }
 
 static int fl_ep_v4l2_s_fmt(struct file *file, void *fh, struct v4l2_format *f)
 {
 	struct fl_ep_v4l2 *v = video_drvdata(file);
+	struct v4l2_pix_format peer;
 
+	if (fl_ep_v4l2_peer(v, &peer) && !vb2_is_busy(&v->queue))
+		f->fmt.pix = peer;
 	return fl_v4l2_set_fmt(&v->queue, &v->fmt, f, v->ep->slot_size);
+}
+
+static int fl_ep_v4l2_subscribe(struct v4l2_fh *fh, const struct v4l2_event_subscription *sub)
+{
+	if (sub->type == V4L2_EVENT_SOURCE_CHANGE)
+		return v4l2_src_change_event_subscribe(fh, sub);
+	return -EINVAL;
 }
 
 static int fl_ep_v4l2_enum_input(struct file *file, void *fh, struct v4l2_input *in)
@@ -357,6 +531,8 @@ static const struct v4l2_ioctl_ops fl_ep_v4l2_iops = {
 	.vidioc_expbuf = vb2_ioctl_expbuf,
 	.vidioc_streamon = vb2_ioctl_streamon,
 	.vidioc_streamoff = vb2_ioctl_streamoff,
+	.vidioc_subscribe_event = fl_ep_v4l2_subscribe,
+	.vidioc_unsubscribe_event = v4l2_event_unsubscribe,
 };
 
 /* The last reference to /dev/videoN is gone: the endpoint's reference with it. */

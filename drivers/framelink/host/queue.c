@@ -75,7 +75,8 @@ static void fl_q_push(struct fl_host *host, const struct fl_completion *c)
 int fl_q_tx_one(struct fl_host *host, const struct fl_frame *f)
 {
 	lockdep_assert_held(&host->lock);
-	if (f->reserved || f->buf >= host->nslots)
+	/* the format's flags are the V4L2 device's (v4l2.c), not an app's */
+	if (f->reserved || f->buf >= host->nslots || (f->flags & ~FL_FRAME_FLAGS))
 		return -EINVAL;
 	return fl_q_tx_buf(host, f->buf, f->bytes, f->flags, f->cookie);
 }
@@ -85,7 +86,7 @@ int fl_q_tx_one(struct fl_host *host, const struct fl_frame *f)
  * @host: the device; fl_host.lock held.
  * @buf: buffer index, below fl_host.nslots + fl_host.nvbufs.
  * @bytes: frame length.
- * @flags: FL_FRAME_*.
+ * @flags: FL_FRAME_* (%FL_FRAME_FMT_FLAGS only where %FL_F_FORMAT was accepted).
  * @cookie: the sender's cookie.
  *
  * Return: as fl_q_tx_one().
@@ -102,7 +103,7 @@ int fl_q_tx_buf(struct fl_host *host, u32 buf, u32 bytes, u32 flags, u64 cookie)
 		return -ENODEV;
 	if (!host->enabled)
 		return -EIO;
-	if ((flags & ~FL_FRAME_FLAGS) || buf >= host->nslots + host->nvbufs || !bytes)
+	if (buf >= host->nslots + host->nvbufs || !bytes)
 		return -EINVAL;
 	/* a free import index has no length */
 	if (!host->bufs[buf].len)

@@ -27,6 +27,8 @@
  *   0x00300 +---------------------------+ struct fl_bar_doorbell host writes on the hot path
  *           | tx_prod rx_prod cq_cons   |                        (posted writes only)
  *           | cq_event                  |
+ *   0x00400 +---------------------------+ struct fl_bar_format  host writes before a frame
+ *           | pixel format of a stream  |                        that announces it (1.3)
  *   0x01000 +---------------------------+ struct fl_tx_desc[tx_entries]  host writes:
  *           | frames host -> endpoint   |                        frames for the endpoint
  *   rx_off  +---------------------------+ struct fl_rx_desc[rx_entries]  host writes:
@@ -61,8 +63,9 @@
 /*
  * Minor 1: FL_IOC_IMPORT, FL_IOC_UNIMPORT, fl_info.caps and max_imports, fl_stats.tx_imported.
  * Minor 2: %FL_F_INTX_SEQ and fl_bar_status.intx_seq; %FL_F_INTX_ACK retired.
+ * Minor 3: %FL_F_FORMAT, struct fl_bar_format, %FL_FRAME_FORMAT and %FL_FRAME_TSTAMP.
  */
-#define FL_ABI_MINOR		2
+#define FL_ABI_MINOR		3
 #define FL_ABI_VERSION		((FL_ABI_MAJOR << 16) | FL_ABI_MINOR)
 
 #define FL_BAR_SIZE		0x100000	/* 1 MiB */
@@ -70,6 +73,7 @@
 #define FL_BAR_CTRL_OFFSET	0x100
 #define FL_BAR_STATUS_OFFSET	0x200
 #define FL_BAR_DOORBELL_OFFSET	0x300
+#define FL_BAR_FORMAT_OFFSET	0x400
 #define FL_BAR_RINGS_OFFSET	0x1000
 #define FL_RING_MAX_ENTRIES	1024	/* per ring; power of two */
 
@@ -167,8 +171,20 @@
  */
 #define FL_F_INTX_SEQ		(1ULL << 8)
 
+/*
+ * Frames carry their image format and capture time (minor 3): before the first frame of a
+ * stream of images (the host's V4L2 output device at STREAMON) the host writes struct
+ * fl_bar_format and sets %FL_FRAME_FORMAT in that frame's descriptor; the endpoint reads
+ * the block when it takes that descriptor (posted writes arrive in order: the block before
+ * the descriptor before tx_prod). %FL_FRAME_TSTAMP says the cookie is the sender's capture
+ * time. Neither flag is valid on a link that did not accept the bit: the endpoint refuses
+ * them as unknown flags (FL_ST_BAD_DESC), so a host only sets them when accepted.
+ */
+#define FL_F_FORMAT		(1ULL << 9)
+
 #define FL_F_ALL		(FL_F_CQ_EVENT | FL_F_DMA | FL_F_TIMESTAMPS | FL_F_IRQ_TEST | \
-				 FL_F_CQ_BATCH | FL_F_IRQ_PROD | FL_F_IRQ_SEEN | FL_F_INTX_SEQ)
+				 FL_F_CQ_BATCH | FL_F_IRQ_PROD | FL_F_IRQ_SEEN | FL_F_INTX_SEQ | \
+				 FL_F_FORMAT)
 
 /**
  * struct fl_bar_header - what the endpoint offers (BAR0 + 0x0, 256 bytes)
@@ -296,10 +312,48 @@ struct fl_bar_doorbell {
 	__le32 reserved[57];
 };
 
+/**
+ * struct fl_bar_format - the image format of the frames that follow (BAR0 + 0x400, 64 bytes,
+ *	host writes; %FL_F_FORMAT)
+ * @seq: the host's count of formats announced (free-running; for logs).
+ * @pixelformat: a V4L2 fourcc (V4L2_PIX_FMT_*).
+ * @width: pixels per line.
+ * @height: lines per frame.
+ * @bytesperline: bytes per line of the first plane.
+ * @sizeimage: bytes per frame (every frame of the stream is this long).
+ * @field: enum v4l2_field.
+ * @colorspace: enum v4l2_colorspace.
+ * @ycbcr_enc: enum v4l2_ycbcr_encoding.
+ * @quantization: enum v4l2_quantization.
+ * @xfer_func: enum v4l2_xfer_func.
+ * @reserved: zero.
+ *
+ * The values are V4L2's (struct v4l2_pix_format), so the receiver reports what the sender
+ * set; it checks them against the formats it knows before it believes them.
+ */
+struct fl_bar_format {
+	__le32 seq;
+	__le32 pixelformat;
+	__le32 width;
+	__le32 height;
+	__le32 bytesperline;
+	__le32 sizeimage;
+	__le32 field;
+	__le32 colorspace;
+	__le32 ycbcr_enc;
+	__le32 quantization;
+	__le32 xfer_func;
+	__le32 reserved[5];
+};
+
 /* Frame flags, carried from sender to receiver. */
 #define FL_FRAME_EOF		(1U << 0)	/* last buffer of a frame */
 #define FL_FRAME_ERROR		(1U << 1)	/* the sender marks the content bad */
 #define FL_FRAME_FLAGS		(FL_FRAME_EOF | FL_FRAME_ERROR)
+/* Set by the host's driver on a link with %FL_F_FORMAT only, never by an app's SUBMIT: */
+#define FL_FRAME_FORMAT		(1U << 2)	/* fl_bar_format describes this frame on */
+#define FL_FRAME_TSTAMP		(1U << 3)	/* @cookie: CLOCK_MONOTONIC capture time, ns */
+#define FL_FRAME_FMT_FLAGS	(FL_FRAME_FORMAT | FL_FRAME_TSTAMP)
 
 /**
  * struct fl_tx_desc - a frame from the host (32 bytes, host writes)
