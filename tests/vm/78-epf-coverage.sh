@@ -98,21 +98,30 @@ TXOFF=$((0x$6)) TXN=$((0x$7)) RXOFF=$((0x$8)) RXN=$((0x$9)) MAXF=$((0x${10}))
 echo "# BAR0 header: tx $TXN@$TXOFF rx $RXN@$RXOFF max_frame $MAXF"
 t_check "B: header read through resource0" test "$1" = 4b4e4c46
 
-# txbad STATUS WORDOFF VALUE...: one 4K frame from the host; its descriptor rewritten from
-# byte WORDOFF on while it waits; the sender must reap exactly STATUS
-txbad() {
-	local _want=$1 _off=$2 _p0 _pid _pos
-	shift 2
+# txpoke WORDOFF VALUE...: one 4K frame from the host in the background (pid $TXPID); its
+# descriptor rewritten from byte WORDOFF on while it waits
+txpoke() {
+	local _off=$1 _p0 _pos
+	shift
 	_p0=$(db 0)
 	framelink send -d $HDEV -s 4K -n 1 >/tmp/78-send.out 2>&1 &
-	_pid=$!
+	TXPID=$!
 	wait_for 50 sh -c "[ \$(( 0x\$(framelink-testtool peek $RES 0x300 4) )) -ne $_p0 ]" ||
-		{ echo "tx_prod stayed $_p0"; kill $_pid; return 1; }
+		{ echo "tx_prod stayed $_p0"; kill $TXPID; return 1; }
 	_pos=$(((_p0) & (TXN - 1)))
-	framelink-testtool poke $RES $((TXOFF + _pos * 32 + _off)) "$@" || { kill $_pid; return 1; }
-	wait_bounded $_pid 30
+	framelink-testtool poke $RES $((TXOFF + _pos * 32 + _off)) "$@" || { kill $TXPID; return 1; }
+}
+# txreaped STATUS: the frame of txpoke ended; its sender reaped exactly STATUS
+txreaped() {
+	wait_bounded $TXPID 30
 	sed 's/^/# /' /tmp/78-send.out
-	grep -qx "send: status: $_want=1" /tmp/78-send.out
+	grep -qx "send: status: $1=1" /tmp/78-send.out
+}
+# txbad STATUS WORDOFF VALUE...: txpoke, then the sender must reap exactly STATUS
+txbad() {
+	local _want=$1
+	shift
+	txpoke "$@" && txreaped $_want
 }
 
 hpe=$(fl_stat $HDEV protocol_errors)
@@ -121,6 +130,25 @@ nl=$(dmesg | grep -c 'bad tx descriptor')
 t_check "B: tx bytes = max_frame + 1: sender reaps EMSGSIZE" txbad EMSGSIZE 8 $((MAXF + 1))
 t_check "B: too big is not a protocol error" test "$(estat protocol_errors)" -eq "$pe"
 t_check "B: tx flags with an unknown bit: sender reaps EPROTO" txbad EPROTO 12 0x81
+# FL_FRAME_FORMAT (ABI 1.3, accepted here) announcing a format the endpoint cannot carry
+# (fourcc "0000", 64x64): refused with a log line, the frame itself moves
+fmtbad() {
+	local _n _rx
+	_n=$(dmesg | grep -c 'host format 7 refused')
+	framelink-testtool poke $RES 0x400 7 0x30303030 64 64 && txpoke 12 5 || return 1
+	# a frame that fits needs a slot: the endpoint's app receives it, after the rewrite (an
+	# open endpoint device makes the engine poll, and it would take the frame first)
+	framelink recv -d $EDEV -n 1 -t 20000 >/dev/null 2>&1 &
+	_rx=$!
+	txreaped OK || { kill $_rx; return 1; }
+	wait_bounded $_rx 30
+	[ "$(dmesg | grep -c 'host format 7 refused')" -gt "$_n" ] || { echo "no refusal logged"; return 1; }
+}
+if v4l_node "framelink framelink-ep0" >/dev/null; then
+	t_check "B: a format the endpoint cannot carry: refused (logged), the frame moves" fmtbad
+else
+	t_skip "B: a format the endpoint cannot carry" "no V4L2 capture device (kernel without videobuf2)"
+fi
 t_check "B: tx address range wrapping: sender reaps EPROTO" txbad EPROTO 0 0xfffff800 0xffffffff
 t_check "B: endpoint counts two protocol errors" test "$(estat protocol_errors)" -eq $((pe + 2))
 t_check "B: logged" test "$(dmesg | grep -c 'bad tx descriptor')" -gt "$nl"

@@ -18,15 +18,15 @@
  *
  * The format is the sender's where the host announces it (FL_F_FORMAT, ABI 1.3): the
  * device then offers only that format, as an HDMI receiver offers what its source sends,
- * signals V4L2_EVENT_SOURCE_CHANGE when an announcement differs from the one before, and
+ * signals V4L2_EVENT_SOURCE_CHANGE when an announcement does not fit the app's format, and
  * stamps a buffer with the host's capture time (TIMESTAMP_COPY). Without announcements
  * (an older host, the host's ioctl path) the app chooses among all formats, and the
  * timestamp is the end of the frame's DMA here (MONOTONIC).
  *
  * Locks: fl_ep_v4l2.lock serialises the V4L2 ioctls and the vb2 queue (taken by the V4L2
  * core); fl_ep_v4l2.out_lock protects what the engine's completions and announcements
- * touch (@out, @inflight, @seq_base, @seq_valid, @peer, @peer_ts). Neither is held across
- * the other's sections.
+ * touch (@out, @inflight, @seq_base, @seq_valid, @peer, @peer_ts, @app). Neither is held
+ * across the other's sections.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -56,13 +56,14 @@ static_assert(FL_EP_V4L2_BUFS == VB2_MAX_FRAME);
  * @streaming: between start and stop of streaming; @lock.
  * @ts_copy: buffers carry the host's capture time; written under @lock while no buffer
  *	is queued (queue_setup), read by completions.
- * @out_lock: protects @out, @inflight, @seq_base, @seq_valid, @peer and @peer_ts.
+ * @out_lock: protects @out, @inflight, @seq_base, @seq_valid, @peer, @peer_ts and @app.
  * @out: buffers given to the engine (posted or being written), by vb2 index.
  * @inflight: entries of @out.
  * @seq_base: the host's sequence number of the first frame of this stream.
  * @seq_valid: @seq_base is set.
  * @peer: the format the host announced last (pixelformat 0: none).
  * @peer_ts: the host carries formats and capture times (FL_F_FORMAT accepted).
+ * @app: a copy of @fmt for the engine's side (announcements compare with it).
  * @done_wq: STREAMOFF waits here for @inflight to drop.
  * @old_max_seg: the controller device's DMA segment limit before we raised it, or 0.
  */
@@ -83,6 +84,7 @@ struct fl_ep_v4l2 {
 	bool seq_valid;
 	struct v4l2_pix_format peer;
 	bool peer_ts;
+	struct v4l2_pix_format app;
 	wait_queue_head_t done_wq;
 	unsigned int old_max_seg;
 };
@@ -213,7 +215,7 @@ void fl_ep_v4l2_peer_format(struct fl_ep *ep, const struct fl_bar_format *f)
 		.u.src_change.changes = V4L2_EVENT_SRC_CH_RESOLUTION,
 	};
 	struct fl_ep_v4l2 *v = ep->v4l2;
-	struct v4l2_pix_format pix, old;
+	struct v4l2_pix_format pix, old, app;
 
 	if (!v)
 		return;
@@ -226,6 +228,7 @@ void fl_ep_v4l2_peer_format(struct fl_ep *ep, const struct fl_bar_format *f)
 	spin_lock(&v->out_lock);
 	old = v->peer;
 	v->peer = pix;
+	app = v->app;
 	spin_unlock(&v->out_lock);
 	if (!memcmp(&pix, &old, sizeof(pix)))
 		return;
@@ -233,12 +236,22 @@ void fl_ep_v4l2_peer_format(struct fl_ep *ep, const struct fl_bar_format *f)
 		 le32_to_cpu(f->seq), &pix.pixelformat, pix.width, pix.height, pix.sizeimage,
 		 pix.colorspace);
 	/*
-	 * The event says the buffers may no longer fit (V4L2 defines it for resolution
-	 * changes; GStreamer's v4l2src renegotiates on it): not sent for colorimetry alone.
+	 * The event tells the app its format no longer fits the frames (V4L2 defines it for
+	 * resolution changes; GStreamer's v4l2src renegotiates on it, and lost its stream in
+	 * make check's demo when the first announcement raised it for the very format it had
+	 * set): not for colorimetry alone, not when the app's format has the host's size.
 	 */
-	if (pix.pixelformat != old.pixelformat || pix.width != old.width ||
-	    pix.height != old.height || pix.sizeimage != old.sizeimage)
+	if (pix.pixelformat != app.pixelformat || pix.width != app.width ||
+	    pix.height != app.height || pix.sizeimage != app.sizeimage)
 		v4l2_event_queue(&v->vdev, &ev);
+}
+
+/* @v->fmt changed (fl_ep_v4l2.lock held): the engine's side compares with the copy */
+static void fl_ep_v4l2_app_fmt(struct fl_ep_v4l2 *v)
+{
+	spin_lock(&v->out_lock);
+	v->app = v->fmt;
+	spin_unlock(&v->out_lock);
 }
 
 /**
@@ -457,8 +470,10 @@ static int fl_ep_v4l2_g_fmt(struct file *file, void *fh, struct v4l2_format *f)
 	struct fl_ep_v4l2 *v = video_drvdata(file);
 	struct v4l2_pix_format peer;
 
-	if (fl_ep_v4l2_peer(v, &peer) && !vb2_is_busy(&v->queue))
+	if (fl_ep_v4l2_peer(v, &peer) && !vb2_is_busy(&v->queue)) {
 		v->fmt = peer;
+		fl_ep_v4l2_app_fmt(v);
+	}
 	f->fmt.pix = v->fmt;
 	return 0;
 }
@@ -479,10 +494,14 @@ static int fl_ep_v4l2_s_fmt(struct file *file, void *fh, struct v4l2_format *f)
 {
 	struct fl_ep_v4l2 *v = video_drvdata(file);
 	struct v4l2_pix_format peer;
+	int ret;
 
 	if (fl_ep_v4l2_peer(v, &peer) && !vb2_is_busy(&v->queue))
 		f->fmt.pix = peer;
-	return fl_v4l2_set_fmt(&v->queue, &v->fmt, f, v->ep->slot_size);
+	ret = fl_v4l2_set_fmt(&v->queue, &v->fmt, f, v->ep->slot_size);
+	if (!ret)
+		fl_ep_v4l2_app_fmt(v);
+	return ret;
 }
 
 static int fl_ep_v4l2_subscribe(struct v4l2_fh *fh, const struct v4l2_event_subscription *sub)
@@ -616,6 +635,7 @@ int fl_ep_v4l2_register(struct fl_ep *ep)
 	INIT_LIST_HEAD(&v->pending);
 	init_waitqueue_head(&v->done_wq);
 	fl_fmt_default(&v->fmt, ep->slot_size);
+	v->app = v->fmt;
 	ret = v4l2_device_register(ep->dev, &v->v4l2_dev);
 	if (ret)
 		goto free_v;
