@@ -178,6 +178,7 @@ static const struct {
 	FL_STAT(stale_irqs),
 	FL_STAT(tx_imported),
 	FL_STAT(tx_v4l2),
+	FL_STAT(rx_v4l2),
 };
 
 #undef FL_STAT

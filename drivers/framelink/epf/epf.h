@@ -241,14 +241,18 @@ struct fl_slot {
 	u32 len;
 };
 
-/* Who receives and sends on an endpoint: one at a time (fl_ep.user) */
-enum fl_ep_user {
-	FL_EP_USER_NONE,
-	FL_EP_USER_IOCTL,	/* POST or SUBMIT on /dev/framelink-ep<N>, until its last close */
-	FL_EP_USER_V4L2,	/* the V4L2 capture device, from STREAMON to STREAMOFF */
-};
+/*
+ * Who receives and sends on an endpoint (fl_ep.user, bits): the ioctl path, or the V4L2
+ * devices, each for its direction; never the ioctl path and a V4L2 device together.
+ */
+/* POST or SUBMIT on /dev/framelink-ep<N>, until its last close */
+#define FL_EP_USER_IOCTL	BIT(0)
+#define FL_EP_USER_V4L2_CAP	BIT(1)	/* the V4L2 capture device, from STREAMON to STREAMOFF */
+#define FL_EP_USER_V4L2_OUT	BIT(2)	/* the V4L2 output device, from STREAMON to STREAMOFF */
+#define FL_EP_USER_V4L2		(FL_EP_USER_V4L2_CAP | FL_EP_USER_V4L2_OUT)
 
 struct fl_ep_v4l2;
+struct fl_ep_vout;
 
 /**
  * struct fl_sub - a frame the app submitted (FL_IOC_SUBMIT)
@@ -553,11 +557,13 @@ struct fl_notify_src {
  * @q_lock: protects @slot, @posted, @subq, @compq, @post_fifo, @sub_fifo,
  *	@comp_fifo, @openers, @engine_up, @link_epoch and @user.
  * @slot: per-slot owner: @nslots slots, then @nvbufs V4L2 buffers.
- * @nvbufs: buffer indices after the slots for the V4L2 capture device (v4l2.c; 0 on a
- *	kernel without videobuf2-dma-contig): posted by it alone, completed to it, never
- *	named by an ioctl.
- * @user: enum fl_ep_user.
+ * @nvbufs: buffer indices after the slots for the V4L2 devices (0 on a kernel without
+ *	videobuf2-dma-contig): %FL_EP_V4L2_BUFS for the capture device (v4l2.c), posted by
+ *	it alone and completed to it, then as many for the output device (v4l2-out.c),
+ *	submitted by it alone and completed to it; never named by an ioctl.
+ * @user: FL_EP_USER_* bits.
  * @v4l2: the V4L2 capture device, or NULL; set at bind, cleared at unbind.
+ * @vout: the V4L2 output device, or NULL; set at bind, cleared at unbind.
  * @posted: slot indices posted for receiving.
  * @subq: frames submitted, not yet taken by the engine.
  * @compq: completions waiting for REAP.
@@ -699,6 +705,7 @@ struct fl_ep {
 	u32 nvbufs;
 	u8 user;
 	struct fl_ep_v4l2 *v4l2;
+	struct fl_ep_vout *vout;
 	u32 *posted;
 	struct fl_sub *subq;
 	struct fl_completion *compq;
@@ -789,6 +796,11 @@ int fl_q_submit(struct fl_ep *ep, const struct fl_frame *f);
 int fl_q_post(struct fl_ep *ep, u32 idx);
 int fl_q_post_vbuf(struct fl_ep *ep, u32 idx, dma_addr_t dma, void *va, u32 len);
 u32 fl_q_unpost_vbufs(struct fl_ep *ep, u32 *out);
+int fl_q_submit_vbuf(struct fl_ep *ep, const struct fl_frame *f, dma_addr_t dma, void *va,
+		     u32 len);
+u32 fl_q_unsubmit_vbufs(struct fl_ep *ep, u32 *out);
+int fl_q_claim_v4l2(struct fl_ep *ep, u8 user);
+void fl_q_drop_v4l2(struct fl_ep *ep, u8 user);
 dma_addr_t fl_slot_dma(struct fl_ep *ep, u32 idx);
 void *fl_slot_va(struct fl_ep *ep, u32 idx);
 u32 fl_slot_len(struct fl_ep *ep, u32 idx);
@@ -801,8 +813,25 @@ void fl_ep_v4l2_unregister(struct fl_ep *ep);
 void fl_ep_v4l2_rx_done(struct fl_ep *ep, const struct fl_completion *c);
 void fl_ep_v4l2_peer_format(struct fl_ep *ep, const struct fl_bar_format *f);
 void fl_ep_v4l2_enable(struct fl_ep *ep, bool formats);
+/* v4l2-out.c: the V4L2 output device (frames to the host), its buffers after the capture's */
+int fl_ep_vout_register(struct fl_ep *ep);
+void fl_ep_vout_unregister(struct fl_ep *ep);
+void fl_ep_vout_done(struct fl_ep *ep, const struct fl_completion *c);
 #else
 #define FL_EP_V4L2_BUFS		0
+static inline int fl_ep_vout_register(struct fl_ep *ep)
+{
+	return 0;
+}
+
+static inline void fl_ep_vout_unregister(struct fl_ep *ep)
+{
+}
+
+static inline void fl_ep_vout_done(struct fl_ep *ep, const struct fl_completion *c)
+{
+}
+
 static inline int fl_ep_v4l2_register(struct fl_ep *ep)
 {
 	return 0;

@@ -188,6 +188,9 @@ static int fl_epf_bind(struct pci_epf *epf)
 	ret = fl_ep_v4l2_register(ep);
 	if (ret)
 		dev_warn(&epf->dev, "no V4L2 capture device (%d)\n", ret);
+	ret = fl_ep_vout_register(ep);
+	if (ret)
+		dev_warn(&epf->dev, "no V4L2 output device (%d)\n", ret);
 
 	mutex_lock(&fepf->cfg_lock);
 	fepf->ep = ep;
@@ -222,6 +225,7 @@ static void fl_epf_unbind(struct pci_epf *epf)
 	fl_epf_events_unbind(&fepf->events);
 	fl_epf_hw_release(ep);
 	/* its buffers come back (nothing writes them now) and go while the device is ours */
+	fl_ep_vout_unregister(ep);
 	fl_ep_v4l2_unregister(ep);
 	/* No new opens; files still open see dead and get -ENODEV */
 	fl_cdev_unregister(ep);

@@ -52,18 +52,18 @@ static u32 fl_fifo_len(const struct fl_fifo *f)
 int fl_slots_alloc(struct fl_ep *ep)
 {
 	u32 cap = roundup_pow_of_two(ep->cfg.slots);
-	/* the V4L2 buffers are posted through the same queue (v4l2.c) */
+	/* the V4L2 buffers are posted and submitted through the same queues (v4l2*.c) */
 	u32 pcap = roundup_pow_of_two(ep->cfg.slots + FL_EP_V4L2_BUFS);
 	u32 i;
 
 	ep->nslots = ep->cfg.slots;
-	ep->nvbufs = FL_EP_V4L2_BUFS;
+	ep->nvbufs = 2 * FL_EP_V4L2_BUFS;
 	ep->slot_size = PAGE_ALIGN(ep->cfg.slot_size);
 	ep->slots_bytes = (size_t)ep->nslots * ep->slot_size;
 
 	ep->slot = kcalloc(ep->nslots + ep->nvbufs, sizeof(*ep->slot), GFP_KERNEL);
 	ep->posted = kcalloc(pcap, sizeof(*ep->posted), GFP_KERNEL);
-	ep->subq = kcalloc(cap, sizeof(*ep->subq), GFP_KERNEL);
+	ep->subq = kcalloc(pcap, sizeof(*ep->subq), GFP_KERNEL);
 	ep->compq = kcalloc(cap, sizeof(*ep->compq), GFP_KERNEL);
 	ep->txx = kcalloc(ep->entries, sizeof(*ep->txx), GFP_KERNEL);
 	ep->rxx = kcalloc(ep->entries, sizeof(*ep->rxx), GFP_KERNEL);
@@ -72,7 +72,7 @@ int fl_slots_alloc(struct fl_ep *ep)
 	    !ep->cq_batch)
 		goto free_meta;
 	ep->post_fifo.mask = pcap - 1;
-	ep->sub_fifo.mask = cap - 1;
+	ep->sub_fifo.mask = pcap - 1;
 	ep->comp_fifo.mask = cap - 1;
 	for (i = 0; i < ep->entries; i++) {
 		ep->txx[i].ep = ep;
@@ -302,17 +302,54 @@ void fl_slots_sync_mmaps(struct fl_ep *ep)
 }
 
 /*
- * POST and SUBMIT make the device the ioctl path's until its last close, unless the V4L2
- * capture device streams (v4l2.c): one receives at a time. fl_ep.q_lock held.
+ * POST and SUBMIT make the device the ioctl path's until its last close, unless a V4L2
+ * device streams (v4l2.c, v4l2-out.c). fl_ep.q_lock held.
  */
 static int fl_q_claim_ioctl(struct fl_ep *ep)
 {
-	if (ep->user == FL_EP_USER_V4L2) {
-		dev_dbg_ratelimited(ep->dev, "ioctl refused: the V4L2 device streams\n");
+	if (ep->user & FL_EP_USER_V4L2) {
+		dev_dbg_ratelimited(ep->dev, "ioctl refused: a V4L2 device streams\n");
 		return -EBUSY;
 	}
 	ep->user = FL_EP_USER_IOCTL;
 	return 0;
+}
+
+/**
+ * fl_q_claim_v4l2() - a V4L2 device starts streaming (STREAMON)
+ * @ep: the endpoint.
+ * @user: %FL_EP_USER_V4L2_CAP or %FL_EP_USER_V4L2_OUT.
+ *
+ * The capture and the output device stream side by side; neither while an app holds the
+ * ioctl path.
+ *
+ * Return: 0, -ENODEV after unbind, -EBUSY while the ioctl path holds the device.
+ */
+int fl_q_claim_v4l2(struct fl_ep *ep, u8 user)
+{
+	int ret = 0;
+
+	spin_lock(&ep->q_lock);
+	if (ep->dead)
+		ret = -ENODEV;
+	else if (ep->user & FL_EP_USER_IOCTL)
+		ret = -EBUSY;
+	else
+		ep->user |= user;
+	spin_unlock(&ep->q_lock);
+	return ret;
+}
+
+/**
+ * fl_q_drop_v4l2() - a V4L2 device stopped streaming (STREAMOFF)
+ * @ep: the endpoint.
+ * @user: as for fl_q_claim_v4l2().
+ */
+void fl_q_drop_v4l2(struct fl_ep *ep, u8 user)
+{
+	spin_lock(&ep->q_lock);
+	ep->user &= ~user;
+	spin_unlock(&ep->q_lock);
 }
 
 /**
@@ -363,8 +400,8 @@ u32 fl_slot_len(struct fl_ep *ep, u32 idx)
  * @va: its kernel address, or NULL.
  * @len: its length.
  *
- * Return: 0, -ENODEV after unbind, -EBUSY while the ioctl path holds the device or the
- * buffer is posted already.
+ * Return: 0, -ENODEV after unbind, -EBUSY when the capture device does not stream
+ * (fl_q_claim_v4l2()) or the buffer is posted already.
  */
 int fl_q_post_vbuf(struct fl_ep *ep, u32 idx, dma_addr_t dma, void *va, u32 len)
 {
@@ -374,10 +411,9 @@ int fl_q_post_vbuf(struct fl_ep *ep, u32 idx, dma_addr_t dma, void *va, u32 len)
 	spin_lock(&ep->q_lock);
 	if (ep->dead) {
 		ret = -ENODEV;
-	} else if (ep->user == FL_EP_USER_IOCTL || sl->state != FL_SLOT_APP) {
+	} else if (!(ep->user & FL_EP_USER_V4L2_CAP) || sl->state != FL_SLOT_APP) {
 		ret = -EBUSY;
 	} else {
-		ep->user = FL_EP_USER_V4L2;
 		/* the engine reads these after taking the index, under this lock */
 		sl->dma = dma;
 		sl->va = va;
@@ -413,6 +449,76 @@ u32 fl_q_unpost_vbufs(struct fl_ep *ep, u32 *out)
 		}
 		ep->slot[idx].state = FL_SLOT_APP;
 		out[got++] = idx;
+	}
+	spin_unlock(&ep->q_lock);
+	return got;
+}
+
+/**
+ * fl_q_submit_vbuf() - the V4L2 output device sends one of its buffers (v4l2-out.c)
+ * @ep: the endpoint.
+ * @f: the frame; @f->buf is its buffer index, fl_ep.nslots + %FL_EP_V4L2_BUFS + vb2 index.
+ * @dma: the buffer's DMA address on fl_ep.dma_dev.
+ * @va: its kernel address, or NULL.
+ * @len: its length.
+ *
+ * Return: 0, -ENODEV after unbind, -EBUSY when the output device does not stream
+ * (fl_q_claim_v4l2()) or the buffer is queued already, -ENOLINK while the link is down.
+ */
+int fl_q_submit_vbuf(struct fl_ep *ep, const struct fl_frame *f, dma_addr_t dma, void *va,
+		     u32 len)
+{
+	struct fl_slot *sl = &ep->slot[f->buf];
+	int ret = 0;
+
+	spin_lock(&ep->q_lock);
+	if (ep->dead) {
+		ret = -ENODEV;
+	} else if (!(ep->user & FL_EP_USER_V4L2_OUT) || sl->state != FL_SLOT_APP) {
+		ret = -EBUSY;
+	} else if (!ep->engine_up) {
+		ret = -ENOLINK;
+	} else {
+		/* the engine reads these after taking the frame, under this lock */
+		sl->dma = dma;
+		sl->va = va;
+		sl->len = len;
+		sl->state = FL_SLOT_QUEUED;
+		trace_fl_ep_submit(ep->id, f->buf, f->bytes, f->cookie);
+		ep->subq[ep->sub_fifo.tail++ & ep->sub_fifo.mask] = (struct fl_sub){
+			.slot = f->buf, .bytes = f->bytes, .flags = f->flags,
+			.cookie = f->cookie, .ts_submit = ktime_get_ns(),
+		};
+	}
+	spin_unlock(&ep->q_lock);
+	return ret;
+}
+
+/**
+ * fl_q_unsubmit_vbufs() - take back every V4L2 frame the engine has not taken (STREAMOFF)
+ * @ep: the endpoint.
+ * @out: their buffer indices, room for %FL_EP_V4L2_BUFS.
+ *
+ * Other frames stay submitted, in their order (there are none while V4L2 streams). The
+ * engine peeks before it takes (fl_q_peek_sub()): the head moved, so it looks again.
+ *
+ * Return: how many were taken back.
+ */
+u32 fl_q_unsubmit_vbufs(struct fl_ep *ep, u32 *out)
+{
+	u32 n, i, got = 0;
+	struct fl_sub s;
+
+	spin_lock(&ep->q_lock);
+	n = fl_fifo_len(&ep->sub_fifo);
+	for (i = 0; i < n; i++) {
+		s = ep->subq[ep->sub_fifo.head++ & ep->sub_fifo.mask];
+		if (s.slot < ep->nslots || got == FL_EP_V4L2_BUFS) {
+			ep->subq[ep->sub_fifo.tail++ & ep->sub_fifo.mask] = s;
+			continue;
+		}
+		ep->slot[s.slot].state = FL_SLOT_APP;
+		out[got++] = s.slot;
 	}
 	spin_unlock(&ep->q_lock);
 	return got;
@@ -603,7 +709,10 @@ void fl_q_complete(struct fl_ep *ep, const struct fl_xfer *x, u32 queue, int sta
 		spin_lock(&ep->q_lock);
 		ep->slot[x->slot].state = FL_SLOT_APP;
 		spin_unlock(&ep->q_lock);
-		fl_ep_v4l2_rx_done(ep, &c);
+		if (queue == FL_Q_TX)
+			fl_ep_vout_done(ep, &c);
+		else
+			fl_ep_v4l2_rx_done(ep, &c);
 		return;
 	}
 	spin_lock(&ep->q_lock);
@@ -630,8 +739,16 @@ void fl_q_cancel_submitted(struct fl_ep *ep)
 			.ts_submit = s->ts_submit, .ts_delivered = now,
 		};
 
-		fl_q_push_completion(ep, &c);
 		n++;
+		if (s->slot < ep->nslots) {
+			fl_q_push_completion(ep, &c);
+			continue;
+		}
+		/* a V4L2 buffer goes back to videobuf2, which takes its own locks */
+		ep->slot[s->slot].state = FL_SLOT_APP;
+		spin_unlock(&ep->q_lock);
+		fl_ep_vout_done(ep, &c);
+		spin_lock(&ep->q_lock);
 	}
 	spin_unlock(&ep->q_lock);
 	if (n) {
@@ -676,11 +793,10 @@ void fl_q_release_pending(struct fl_ep *ep)
 void fl_q_release_all(struct fl_ep *ep)
 {
 	spin_lock(&ep->q_lock);
-	/* what is posted belongs to the V4L2 device while it streams */
-	if (ep->user != FL_EP_USER_V4L2)
+	/* what is posted or submitted belongs to the V4L2 devices while they stream */
+	if (!(ep->user & FL_EP_USER_V4L2))
 		fl_q_release_pending_locked(ep);
-	if (ep->user == FL_EP_USER_IOCTL)
-		ep->user = FL_EP_USER_NONE;
+	ep->user &= ~FL_EP_USER_IOCTL;
 	while (fl_fifo_len(&ep->comp_fifo))
 		ep->slot[ep->compq[ep->comp_fifo.head++ & ep->comp_fifo.mask].buf].state =
 			FL_SLOT_APP;

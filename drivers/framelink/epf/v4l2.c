@@ -11,7 +11,8 @@
  * mapping and length travel with it (struct fl_slot); its frame's completion comes to
  * fl_ep_v4l2_rx_done() instead of the REAP queue. Only one of the two receives at a time
  * (fl_ep.user): STREAMON fails with -EBUSY while an app holds the ioctl path, POST and
- * SUBMIT fail with -EBUSY while V4L2 streams.
+ * SUBMIT fail with -EBUSY while V4L2 streams. The output device (v4l2-out.c) sends the
+ * other way beside it.
  *
  * A frame larger than the buffer is consumed unread (-EMSGSIZE to both ends); a buffer
  * without a kernel mapping is never the target of a CPU copy (the frame fails instead).
@@ -88,17 +89,6 @@ struct fl_ep_v4l2 {
 	wait_queue_head_t done_wq;
 	unsigned int old_max_seg;
 };
-
-/* A vb2 buffer and its place on fl_ep_v4l2.pending. */
-struct fl_ep_v4l2_buf {
-	struct vb2_v4l2_buffer vb;
-	struct list_head node;
-};
-
-static struct fl_ep_v4l2_buf *fl_ep_v4l2_buf(struct vb2_buffer *vb)
-{
-	return container_of(to_vb2_v4l2_buffer(vb), struct fl_ep_v4l2_buf, vb);
-}
 
 /* Give one buffer to the engine; vb2 gets it back with an error if it cannot go. */
 static void fl_ep_v4l2_post(struct fl_ep_v4l2 *v, struct vb2_buffer *vb)
@@ -310,12 +300,7 @@ static int fl_ep_v4l2_buf_prepare(struct vb2_buffer *vb)
 {
 	struct fl_ep_v4l2 *v = vb2_get_drv_priv(vb->vb2_queue);
 
-	if (vb2_plane_size(vb, 0) < v->fmt.sizeimage) {
-		dev_dbg_ratelimited(v->ep->dev, "V4L2 buffer %u: %lu bytes, frame %u\n",
-				    vb->index, vb2_plane_size(vb, 0), v->fmt.sizeimage);
-		return -EINVAL;
-	}
-	return 0;
+	return fl_v4l2_check_buf(vb, v->fmt.sizeimage, false, v->ep->dev);
 }
 
 static void fl_ep_v4l2_buf_queue(struct vb2_buffer *vb)
@@ -323,41 +308,24 @@ static void fl_ep_v4l2_buf_queue(struct vb2_buffer *vb)
 	struct fl_ep_v4l2 *v = vb2_get_drv_priv(vb->vb2_queue);
 
 	if (!v->streaming) {
-		list_add_tail(&fl_ep_v4l2_buf(vb)->node, &v->pending);
+		list_add_tail(&fl_v4l2_qbuf(vb)->node, &v->pending);
 		return;
 	}
 	fl_ep_v4l2_post(v, vb);
 	fl_engine_kick(v->ep);
 }
 
-static void fl_ep_v4l2_return_pending(struct fl_ep_v4l2 *v, enum vb2_buffer_state state)
-{
-	struct fl_ep_v4l2_buf *b, *tmp;
-
-	list_for_each_entry_safe(b, tmp, &v->pending, node) {
-		list_del(&b->node);
-		vb2_buffer_done(&b->vb.vb2_buf, state);
-	}
-}
-
 static int fl_ep_v4l2_start(struct vb2_queue *q, unsigned int count)
 {
 	struct fl_ep_v4l2 *v = vb2_get_drv_priv(q);
 	struct fl_ep *ep = v->ep;
-	struct fl_ep_v4l2_buf *b, *tmp;
-	int ret = 0;
+	struct fl_v4l2_qbuf *b, *tmp;
+	int ret;
 
-	spin_lock(&ep->q_lock);
-	if (ep->dead)
-		ret = -ENODEV;
-	else if (ep->user == FL_EP_USER_IOCTL)
-		ret = -EBUSY;
-	else
-		ep->user = FL_EP_USER_V4L2;
-	spin_unlock(&ep->q_lock);
+	ret = fl_q_claim_v4l2(ep, FL_EP_USER_V4L2_CAP);
 	if (ret) {
 		dev_dbg_ratelimited(ep->dev, "V4L2 streaming refused: %d\n", ret);
-		fl_ep_v4l2_return_pending(v, VB2_BUF_STATE_QUEUED);
+		fl_v4l2_return_list(&v->pending, VB2_BUF_STATE_QUEUED);
 		return ret;
 	}
 	spin_lock(&v->out_lock);
@@ -381,7 +349,7 @@ static void fl_ep_v4l2_stop(struct vb2_queue *q)
 	u32 n, i;
 
 	v->streaming = false;
-	fl_ep_v4l2_return_pending(v, VB2_BUF_STATE_ERROR);
+	fl_v4l2_return_list(&v->pending, VB2_BUF_STATE_ERROR);
 	/* posted, not taken by the engine yet: back at once */
 	n = fl_q_unpost_vbufs(ep, idx);
 	for (i = 0; i < n; i++) {
@@ -410,10 +378,7 @@ static void fl_ep_v4l2_stop(struct vb2_queue *q)
 				vb2_buffer_done(&vbuf->vb2_buf, VB2_BUF_STATE_ERROR);
 		}
 	}
-	spin_lock(&ep->q_lock);
-	if (ep->user == FL_EP_USER_V4L2)
-		ep->user = FL_EP_USER_NONE;
-	spin_unlock(&ep->q_lock);
+	fl_q_drop_v4l2(ep, FL_EP_USER_V4L2_CAP);
 }
 
 static const struct vb2_ops fl_ep_v4l2_qops = {
@@ -511,26 +476,6 @@ static int fl_ep_v4l2_subscribe(struct v4l2_fh *fh, const struct v4l2_event_subs
 	return -EINVAL;
 }
 
-static int fl_ep_v4l2_enum_input(struct file *file, void *fh, struct v4l2_input *in)
-{
-	if (in->index)
-		return -EINVAL;
-	strscpy(in->name, "framelink link", sizeof(in->name));
-	in->type = V4L2_INPUT_TYPE_CAMERA;
-	return 0;
-}
-
-static int fl_ep_v4l2_g_input(struct file *file, void *fh, unsigned int *i)
-{
-	*i = 0;
-	return 0;
-}
-
-static int fl_ep_v4l2_s_input(struct file *file, void *fh, unsigned int i)
-{
-	return i ? -EINVAL : 0;
-}
-
 static const struct v4l2_ioctl_ops fl_ep_v4l2_iops = {
 	.vidioc_querycap = fl_ep_v4l2_querycap,
 	.vidioc_enum_fmt_vid_cap = fl_ep_v4l2_enum_fmt,
@@ -538,9 +483,9 @@ static const struct v4l2_ioctl_ops fl_ep_v4l2_iops = {
 	.vidioc_g_fmt_vid_cap = fl_ep_v4l2_g_fmt,
 	.vidioc_try_fmt_vid_cap = fl_ep_v4l2_try_fmt,
 	.vidioc_s_fmt_vid_cap = fl_ep_v4l2_s_fmt,
-	.vidioc_enum_input = fl_ep_v4l2_enum_input,
-	.vidioc_g_input = fl_ep_v4l2_g_input,
-	.vidioc_s_input = fl_ep_v4l2_s_input,
+	.vidioc_enum_input = fl_v4l2_enum_input,
+	.vidioc_g_input = fl_v4l2_g_io,
+	.vidioc_s_input = fl_v4l2_s_io,
 	.vidioc_reqbufs = vb2_ioctl_reqbufs,
 	.vidioc_create_bufs = vb2_ioctl_create_bufs,
 	.vidioc_prepare_buf = vb2_ioctl_prepare_buf,
@@ -569,7 +514,7 @@ static int fl_ep_v4l2_init_queue(struct fl_ep_v4l2 *v)
 {
 	/* the DMA engine writes through the controller's device, as into the slots */
 	return fl_v4l2_queue_init(&v->queue, V4L2_BUF_TYPE_VIDEO_CAPTURE, v,
-				  sizeof(struct fl_ep_v4l2_buf), &fl_ep_v4l2_qops, v->ep->dma_dev,
+				  sizeof(struct fl_v4l2_qbuf), &fl_ep_v4l2_qops, v->ep->dma_dev,
 				  &v->lock, V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC |
 				  V4L2_BUF_FLAG_TSTAMP_SRC_EOF);
 }

@@ -42,8 +42,8 @@ int fl_bufs_alloc(struct fl_host *host, u32 nbufs, size_t buf_size)
 	INIT_LIST_HEAD(&host->vmas);
 	/* import indices follow the own buffers (import.c); all start free, owned by the app */
 	host->nslots = nbufs + FL_HOST_MAX_IMPORTS;
-	/* the V4L2 device's indices follow (v4l2.c); their completions skip @fifo */
-	host->nvbufs = FL_HOST_V4L2_BUFS;
+	/* the V4L2 devices' indices follow (v4l2.c, v4l2-cap.c); their completions skip @fifo */
+	host->nvbufs = 2 * FL_HOST_V4L2_BUFS;
 	host->bufs = kcalloc(host->nslots + host->nvbufs, sizeof(*host->bufs), GFP_KERNEL);
 	host->tx_sh = kcalloc(host->tx_entries, sizeof(*host->tx_sh), GFP_KERNEL);
 	host->rx_sh = kcalloc(host->rx_entries, sizeof(*host->rx_sh), GFP_KERNEL);

@@ -60,7 +60,7 @@ static int fl_release(struct inode *inode, struct file *file)
 	 * the endpoint cannot write them), completions nobody reaped are dropped. A queue
 	 * that stopped gets another attempt here, unless the V4L2 device streams on it.
 	 */
-	if (!host->dead && host->user != FL_USER_V4L2 && (!fl_q_idle(host) || !host->enabled)) {
+	if (!host->dead && !(host->user & FL_USER_V4L2) && (!fl_q_idle(host) || !host->enabled)) {
 		fl_q_reset(host, -ECANCELED);
 		fl_live_wait_reset(host, false);
 	}
@@ -72,8 +72,7 @@ static int fl_release(struct inode *inode, struct file *file)
 		}
 		/* nothing in flight any more: the imports go with the last close */
 		fl_import_drop(host, false);
-		if (host->user == FL_USER_IOCTL)
-			host->user = FL_USER_NONE;
+		host->user &= ~FL_USER_IOCTL;
 	}
 	mutex_unlock(&host->lock);
 put:
@@ -109,13 +108,13 @@ static long fl_ioc_info(struct fl_host *host, void __user *argp)
 }
 
 /*
- * SUBMIT, POST and IMPORT make this device the ioctl path's until its last close, unless the
- * V4L2 output device streams (v4l2.c): one queues frames at a time. fl_host.lock held.
+ * SUBMIT, POST and IMPORT make this device the ioctl path's until its last close, unless a
+ * V4L2 device streams (v4l2.c, v4l2-cap.c). fl_host.lock held.
  */
 static int fl_claim_ioctl(struct fl_host *host)
 {
-	if (host->user == FL_USER_V4L2) {
-		dev_dbg_ratelimited(host->dev, "ioctl refused: the V4L2 device streams\n");
+	if (host->user & FL_USER_V4L2) {
+		dev_dbg_ratelimited(host->dev, "ioctl refused: a V4L2 device streams\n");
 		return -EBUSY;
 	}
 	host->user = FL_USER_IOCTL;

@@ -49,12 +49,15 @@ enum fl_buf_state {
 /* Imported dma-bufs a device holds at once (FL_IOC_IMPORT; fl_info.max_imports). */
 #define FL_HOST_IMPORTS		32
 
-/* Who queues frames on a device: one at a time (fl_host.user). */
-enum fl_host_user {
-	FL_USER_NONE,
-	FL_USER_IOCTL,	/* SUBMIT, POST or IMPORT on /dev/framelink<N>, until its last close */
-	FL_USER_V4L2,	/* the V4L2 output device, from STREAMON to STREAMOFF (v4l2.c) */
-};
+/*
+ * Who queues frames on a device (fl_host.user, bits): the ioctl path, or the V4L2 devices,
+ * each for its direction; never the ioctl path and a V4L2 device together.
+ */
+/* SUBMIT, POST or IMPORT on /dev/framelink<N>, until its last close */
+#define FL_USER_IOCTL		BIT(0)
+#define FL_USER_V4L2_OUT	BIT(1)	/* the V4L2 output device, STREAMON to STREAMOFF (v4l2.c) */
+#define FL_USER_V4L2_CAP	BIT(2)	/* the V4L2 capture device, the same (v4l2-cap.c) */
+#define FL_USER_V4L2		(FL_USER_V4L2_OUT | FL_USER_V4L2_CAP)
 
 struct fl_host_v4l2;
 
@@ -131,9 +134,10 @@ struct fl_rx_shadow {
  * @nbufs: number of own frame buffers.
  * @nslots: buffer indices: @nbufs own, then up to %FL_HOST_IMPORTS imports (none on a
  *	kernel without dma-buf); the indices the ioctls accept.
- * @nvbufs: buffer indices after @nslots for the V4L2 output device's buffers (v4l2.c;
- *	0 on a kernel without videobuf2-dma-contig); their completions go to it, never to
- *	@fifo, and no ioctl names them.
+ * @nvbufs: buffer indices after @nslots for the V4L2 devices' buffers (0 on a kernel
+ *	without videobuf2-dma-contig): %FL_HOST_V4L2_BUFS for the output device (v4l2.c),
+ *	then as many for the capture device (v4l2-cap.c); their completions go to them,
+ *	never to @fifo, and no ioctl names them.
  * @buf_size: bytes per buffer (page multiple).
  * @bufs: the buffers, @nslots + @nvbufs entries (freed at the last put).
  * @tx_sh: shadow of the tx ring (@tx_entries).
@@ -142,8 +146,9 @@ struct fl_rx_shadow {
  * @lock: protects everything below, the buffer states, @tx_sh, @rx_sh, @fifo and every
  *	BAR0 access after probe (so remove() can unmap the BAR under it).
  * @dead: removed (or surprise-removed); set once, under @lock.
- * @user: enum fl_host_user, who may queue frames now; @lock.
+ * @user: FL_USER_* bits, who may queue frames now; @lock.
  * @v4l2: the V4L2 output device (v4l2.c), or %NULL.
+ * @vcap: the V4L2 capture device (v4l2-cap.c), or %NULL.
  * @imports_kept: remove() kept imports attached (the endpoint did not stop): they point
  *	at @pdev's device, so the last put keeps @pdev's reference for good.
  * @enabled: the endpoint is READY and the rings may be used.
@@ -265,6 +270,7 @@ struct fl_host {
 	bool dead;
 	u8 user;
 	struct fl_host_v4l2 *v4l2;
+	struct fl_host_v4l2 *vcap;
 	bool imports_kept;
 	bool enabled;
 	u32 tx_prod;
@@ -472,12 +478,16 @@ static inline u32 fl_import_keep(struct fl_host *host)
 }
 #endif
 
-/* v4l2.c: the V4L2 output device (issue 29), where the kernel has videobuf2-dma-contig */
+/*
+ * v4l2.c, v4l2-cap.c: the V4L2 output and capture devices (issue 29), where the kernel has
+ * videobuf2-dma-contig
+ */
 #if IS_ENABLED(CONFIG_VIDEOBUF2_DMA_CONTIG) || defined(FL_V4L2_UNLINKED)
 #define FL_HOST_V4L2_BUFS	32	/* VB2_MAX_FRAME: a queue's buffers (v4l2.c asserts it) */
 int fl_v4l2_register(struct fl_host *host);
 void fl_v4l2_unregister(struct fl_host *host);
 void fl_v4l2_tx_done(struct fl_host *host, const struct fl_completion *c);
+void fl_v4l2_rx_done(struct fl_host *host, const struct fl_completion *c);
 #else
 #define FL_HOST_V4L2_BUFS	0
 static inline int fl_v4l2_register(struct fl_host *host)
@@ -492,8 +502,13 @@ static inline void fl_v4l2_unregister(struct fl_host *host)
 static inline void fl_v4l2_tx_done(struct fl_host *host, const struct fl_completion *c)
 {
 }
+
+static inline void fl_v4l2_rx_done(struct fl_host *host, const struct fl_completion *c)
+{
+}
 #endif
 int fl_q_tx_buf(struct fl_host *host, u32 buf, u32 bytes, u32 flags, u64 cookie);
+int fl_q_rx_buf(struct fl_host *host, u32 buf);
 
 /* cdev.c */
 int fl_cdev_register(struct fl_host *host);

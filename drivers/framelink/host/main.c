@@ -283,7 +283,7 @@ static int fl_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	/* the ioctls work without it: a V4L2 core that refuses costs only /dev/videoN */
 	ret = fl_v4l2_register(host);
 	if (ret)
-		dev_warn(dev, "no V4L2 output device (%d)\n", ret);
+		dev_warn(dev, "V4L2 devices missing (%d)\n", ret);
 	pci_set_drvdata(pdev, host);
 	mutex_lock(&host->lock);
 	if (!host->enabled)

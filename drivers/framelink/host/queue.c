@@ -51,7 +51,10 @@ static void fl_q_push(struct fl_host *host, const struct fl_completion *c)
 	trace_fl_host_complete(host->id, c->queue, c->buf, c->bytes, c->status, c->cookie);
 	/* a V4L2 buffer's frame goes back to videobuf2, not to REAP */
 	if (c->buf >= host->nslots) {
-		fl_v4l2_tx_done(host, c);
+		if (c->queue == FL_Q_TX)
+			fl_v4l2_tx_done(host, c);
+		else
+			fl_v4l2_rx_done(host, c);
 		return;
 	}
 	host->fifo[(host->fifo_head + host->fifo_len) % host->nslots] = *c;
@@ -174,6 +177,27 @@ void fl_q_tx_kick(struct fl_host *host)
  */
 int fl_q_rx_one(struct fl_host *host, u32 buf)
 {
+	lockdep_assert_held(&host->lock);
+	if (buf >= host->nbufs)
+		return -EINVAL;
+	return fl_q_rx_buf(host, buf);
+}
+
+/* The room of buffer @buf for a frame from the endpoint */
+static u32 fl_q_rx_room(struct fl_host *host, u32 buf)
+{
+	return buf < host->nbufs ? host->buf_size : host->bufs[buf].len;
+}
+
+/**
+ * fl_q_rx_buf() - fl_q_rx_one() for an own buffer or a V4L2 capture buffer (v4l2-cap.c)
+ * @host: the device; fl_host.lock held.
+ * @buf: an own buffer, or a V4L2 index with fl_buf.dma and fl_buf.len set.
+ *
+ * Return: as fl_q_rx_one().
+ */
+int fl_q_rx_buf(struct fl_host *host, u32 buf)
+{
 	struct fl_rx_desc d;
 	u32 slot;
 
@@ -182,20 +206,21 @@ int fl_q_rx_one(struct fl_host *host, u32 buf)
 		return -ENODEV;
 	if (!host->enabled)
 		return -EIO;
-	if (buf >= host->nbufs)
+	if (buf >= host->nslots + host->nvbufs || (buf >= host->nbufs && buf < host->nslots))
 		return -EINVAL;
 	if (host->bufs[buf].state != FL_BUF_APP)
 		return -EBUSY;
 	if (fl_ring_used(host->rx_prod, host->rx_cons) >= host->rx_entries)
 		return -EAGAIN;
 
-	/* no dirty line may be evicted over what the endpoint writes */
-	fl_buf_sync_for_device(host, buf, host->buf_size, DMA_FROM_DEVICE);
+	/* no dirty line may be evicted over what the endpoint writes (videobuf2 syncs its own) */
+	if (buf < host->nbufs)
+		fl_buf_sync_for_device(host, buf, host->buf_size, DMA_FROM_DEVICE);
 	slot = fl_ring_slot(host->rx_prod, host->rx_entries);
 	host->rx_sh[slot].buf = buf;
 	host->rx_sh[slot].ts_post = ktime_get_ns();
 	d.addr = cpu_to_le64(host->bufs[buf].dma);
-	d.size = cpu_to_le32(host->buf_size);
+	d.size = cpu_to_le32(fl_q_rx_room(host, buf));
 	d.id = cpu_to_le32(buf);
 	memcpy_toio(host->bar + host->rx_off + slot * sizeof(d), &d, sizeof(d));
 	host->bufs[buf].state = FL_BUF_RX;
@@ -341,15 +366,18 @@ static int fl_q_complete_rx(struct fl_host *host, const struct fl_cqe *cqe, u64 
 		.ts_submit = sh->ts_post, .ts_delivered = now,
 	};
 	if (!c.status) {
-		if (!bytes || bytes > host->buf_size) {
+		if (!bytes || bytes > fl_q_rx_room(host, id)) {
 			fl_q_violation(host, "RX length outside the buffer (bytes, size)", bytes,
-				       host->buf_size);
+				       fl_q_rx_room(host, id));
 			return -EPROTO;
 		}
 		c.bytes = bytes;
-		fl_buf_sync_for_cpu(host, id, bytes, DMA_FROM_DEVICE);
+		if (id < host->nbufs)
+			fl_buf_sync_for_cpu(host, id, bytes, DMA_FROM_DEVICE);
 		host->stats.rx_frames++;
 		host->stats.rx_bytes += bytes;
+		if (id >= host->nslots)
+			host->stats.rx_v4l2++;
 	}
 	if (host->features & FL_F_TIMESTAMPS) {
 		c.ts_dma_start = le64_to_cpu(cqe->ts_dma_start);

@@ -8,9 +8,11 @@
  * The V4L2 device and the ioctls share one queue engine (queue.c): a vb2 buffer has a buffer
  * index past the ioctl indices (fl_host.nslots + vb2 index), its descriptor goes into the tx
  * ring as any frame's, and its TX_DONE comes back through fl_q_drain() to
- * fl_v4l2_tx_done() instead of the REAP fifo. Only one of the two queues frames at a time
- * (fl_host.user): STREAMON fails with -EBUSY while an app holds the ioctl path, and the
- * ioctls fail with -EBUSY while V4L2 streams.
+ * fl_v4l2_tx_done() instead of the REAP fifo. The capture device (v4l2-cap.c) is the other
+ * direction beside it; the two share this file's pump, start and format ioctls. The V4L2
+ * devices and the ioctl path never queue frames at the same time (fl_host.user): STREAMON
+ * fails with -EBUSY while an app holds the ioctl path, and the ioctls fail with -EBUSY
+ * while a V4L2 device streams.
  *
  * Nobody calls REAP here, so a work item does what REAP's loop does: drain the completion
  * ring, queue what waits, arm the interrupt, and look again on every wake-up of fl_host.wq
@@ -28,62 +30,12 @@
 
 #include "host.h"
 #include "fl_v4l2_dev.h"
+#include "v4l2.h"
 
 static_assert(FL_HOST_V4L2_BUFS == VB2_MAX_FRAME);
 
 /* How long STREAMOFF lets the endpoint finish the frames already in the tx ring */
 #define FL_V4L2_DRAIN_MS	1000
-
-/**
- * struct fl_host_v4l2 - the V4L2 output device of one host device
- * @host: the device (a reference, dropped by the video device's release).
- * @v4l2_dev: the V4L2 parent.
- * @vdev: /dev/videoN.
- * @queue: the vb2 output queue.
- * @lock: serialises the V4L2 ioctls and the vb2 queue (vdev.lock, queue.lock).
- * @fmt: the current format; @lock.
- * @pending: buffers queued by the app and not yet in the tx ring; fl_host.lock.
- * @out: buffers in the tx ring, by vb2 index; fl_host.lock.
- * @streaming: between start and stop of streaming; fl_host.lock.
- * @sequence: sequence number of the next completed buffer; fl_host.lock.
- * @fmt_seq: formats announced to the endpoint (fl_bar_format.seq); fl_host.lock.
- * @fmt_gen: fl_host.generation of the enable the format was announced in; fl_host.lock.
- * @fmt_sent: the format was announced in @fmt_gen since streaming started; fl_host.lock.
- * @wakes_seen: fl_host.wakes at the pump's last pass; fl_host.lock.
- * @kicked: buffers were queued since the pump's last pass; fl_host.lock.
- * @wait: on fl_host.wq while streaming: a wake-up queues @pump.
- * @pump: drains completions and queues pending buffers (the work REAP does for the ioctls).
- */
-struct fl_host_v4l2 {
-	struct fl_host *host;
-	struct v4l2_device v4l2_dev;
-	struct video_device vdev;
-	struct vb2_queue queue;
-	struct mutex lock;	/* see @lock above */
-	struct v4l2_pix_format fmt;
-	struct list_head pending;
-	struct vb2_v4l2_buffer *out[FL_HOST_V4L2_BUFS];
-	bool streaming;
-	u32 sequence;
-	u32 fmt_seq;
-	u32 fmt_gen;
-	bool fmt_sent;
-	s64 wakes_seen;
-	bool kicked;
-	struct wait_queue_entry wait;
-	struct delayed_work pump;
-};
-
-/* A vb2 buffer and its place on fl_host_v4l2.pending. */
-struct fl_v4l2_buf {
-	struct vb2_v4l2_buffer vb;
-	struct list_head node;
-};
-
-static struct fl_v4l2_buf *fl_v4l2_buf(struct vb2_buffer *vb)
-{
-	return container_of(to_vb2_v4l2_buffer(vb), struct fl_v4l2_buf, vb);
-}
 
 /*
  * The format into BAR0 for the endpoint (FL_F_FORMAT), before the descriptor that announces
@@ -130,7 +82,7 @@ static u32 fl_v4l2_frame_flags(struct fl_host_v4l2 *v)
 static void fl_v4l2_submit(struct fl_host_v4l2 *v)
 {
 	struct fl_host *host = v->host;
-	struct fl_v4l2_buf *b, *tmp;
+	struct fl_v4l2_qbuf *b, *tmp;
 	bool queued = false;
 	u32 flags;
 	int ret;
@@ -195,18 +147,27 @@ static bool fl_v4l2_timer_only(struct fl_host_v4l2 *v)
 	return false;
 }
 
+/* Pending buffers into the device's ring while it has room; fl_host.lock held */
+static void fl_v4l2_refill(struct fl_host_v4l2 *v)
+{
+	if (v->tx)
+		fl_v4l2_submit(v);
+	else
+		fl_vcap_post(v);
+}
+
 /* What REAP's loop does: drain, queue what waits, arm; fl_host.lock held */
 static void fl_v4l2_turn(struct fl_host_v4l2 *v)
 {
 	struct fl_host *host = v->host;
 
-	/* completions call fl_v4l2_tx_done(), which frees room for what is pending */
+	/* completions go to fl_v4l2_tx_done(), fl_v4l2_rx_done(): room for what is pending */
 	fl_q_drain(host);
-	fl_v4l2_submit(v);
+	fl_v4l2_refill(v);
 	/* the interrupt was armed after completions that landed meanwhile: look again */
 	while (fl_v4l2_busy(v) && fl_q_arm(host)) {
 		fl_q_drain(host);
-		fl_v4l2_submit(v);
+		fl_v4l2_refill(v);
 	}
 }
 
@@ -265,69 +226,65 @@ void fl_v4l2_tx_done(struct fl_host *host, const struct fl_completion *c)
 	vb2_buffer_done(&vbuf->vb2_buf, c->status ? VB2_BUF_STATE_ERROR : VB2_BUF_STATE_DONE);
 }
 
-static int fl_v4l2_queue_setup(struct vb2_queue *q, unsigned int *nbuffers,
-			       unsigned int *nplanes, unsigned int sizes[],
-			       struct device *alloc_devs[])
+/**
+ * fl_v4l2_queue_setup() - vb2_ops.queue_setup of both devices
+ * @q: the queue.
+ * @nbuffers: buffers asked for (any number).
+ * @nplanes: as for fl_v4l2_setup_planes().
+ * @sizes: as for fl_v4l2_setup_planes().
+ * @alloc_devs: unused (the queue's device).
+ *
+ * Return: fl_v4l2_setup_planes()'s.
+ */
+int fl_v4l2_queue_setup(struct vb2_queue *q, unsigned int *nbuffers, unsigned int *nplanes,
+			unsigned int sizes[], struct device *alloc_devs[])
 {
 	struct fl_host_v4l2 *v = vb2_get_drv_priv(q);
 
 	return fl_v4l2_setup_planes(v->fmt.sizeimage, nplanes, sizes);
 }
 
-static int fl_v4l2_buf_out_validate(struct vb2_buffer *vb)
-{
-	struct vb2_v4l2_buffer *vbuf = to_vb2_v4l2_buffer(vb);
-
-	if (vbuf->field == V4L2_FIELD_ANY)
-		vbuf->field = V4L2_FIELD_NONE;
-	return vbuf->field == V4L2_FIELD_NONE ? 0 : -EINVAL;
-}
-
 static int fl_v4l2_buf_prepare(struct vb2_buffer *vb)
 {
 	struct fl_host_v4l2 *v = vb2_get_drv_priv(vb->vb2_queue);
-	struct fl_host *host = v->host;
-	unsigned long payload = vb2_get_plane_payload(vb, 0);
+	int ret = fl_v4l2_check_buf(vb, v->fmt.sizeimage, true, v->host->dev);
 
-	if (vb2_plane_size(vb, 0) < v->fmt.sizeimage || payload != v->fmt.sizeimage) {
-		dev_dbg_ratelimited(host->dev, "V4L2 buffer %u: %lu bytes of %lu, frame %u\n",
-				    vb->index, payload, vb2_plane_size(vb, 0),
-				    v->fmt.sizeimage);
-		return -EINVAL;
-	}
 	/* one descriptor per frame: the endpoint reads it in one piece */
-	if (payload > host->max_frame)
+	if (!ret && vb2_get_plane_payload(vb, 0) > v->host->max_frame)
 		return -EMSGSIZE;
-	return 0;
+	return ret;
 }
 
-static void fl_v4l2_buf_queue(struct vb2_buffer *vb)
+/**
+ * fl_v4l2_buf_queue() - vb2_ops.buf_queue of both devices: into the ring when it has room
+ * @vb: the buffer.
+ */
+void fl_v4l2_buf_queue(struct vb2_buffer *vb)
 {
 	struct fl_host_v4l2 *v = vb2_get_drv_priv(vb->vb2_queue);
 	struct fl_host *host = v->host;
 
 	mutex_lock(&host->lock);
-	list_add_tail(&fl_v4l2_buf(vb)->node, &v->pending);
+	list_add_tail(&fl_v4l2_qbuf(vb)->node, &v->pending);
 	v->kicked = true;
 	if (v->streaming)
-		fl_v4l2_submit(v);
+		fl_v4l2_refill(v);
 	mutex_unlock(&host->lock);
 	if (v->streaming)
 		mod_delayed_work(system_highpri_wq, &v->pump, 0);
 }
 
-/* Every buffer not in the tx ring back to vb2; fl_host.lock held. */
-static void fl_v4l2_return_pending(struct fl_host_v4l2 *v, enum vb2_buffer_state state)
-{
-	struct fl_v4l2_buf *b, *tmp;
-
-	list_for_each_entry_safe(b, tmp, &v->pending, node) {
-		list_del(&b->node);
-		vb2_buffer_done(&b->vb.vb2_buf, state);
-	}
-}
-
-static int fl_v4l2_start(struct vb2_queue *q, unsigned int count)
+/**
+ * fl_v4l2_start() - vb2_ops.start_streaming of both devices
+ * @q: the queue.
+ * @count: buffers queued.
+ *
+ * The output and the capture device stream side by side; neither while an app holds the
+ * ioctl path.
+ *
+ * Return: 0; -EBUSY (the ioctl path holds the device), or the queue reset's error.
+ */
+int fl_v4l2_start(struct vb2_queue *q, unsigned int count)
 {
 	struct fl_host_v4l2 *v = vb2_get_drv_priv(q);
 	struct fl_host *host = v->host;
@@ -336,21 +293,22 @@ static int fl_v4l2_start(struct vb2_queue *q, unsigned int count)
 	mutex_lock(&host->lock);
 	fl_live_before_queue(host);
 	ret = fl_live_wait_reset(host, true);
-	if (!ret && host->user == FL_USER_IOCTL)
+	if (!ret && (host->user & FL_USER_IOCTL))
 		ret = -EBUSY;
 	if (ret) {
 		dev_dbg_ratelimited(host->dev, "V4L2 streaming refused: %d\n", ret);
-		fl_v4l2_return_pending(v, VB2_BUF_STATE_QUEUED);
+		fl_v4l2_return_list(&v->pending, VB2_BUF_STATE_QUEUED);
 		mutex_unlock(&host->lock);
 		return ret;
 	}
-	host->user = FL_USER_V4L2;
+	host->user |= v->tx ? FL_USER_V4L2_OUT : FL_USER_V4L2_CAP;
 	v->sequence = 0;
+	v->seq_valid = false;
 	v->fmt_sent = false;
 	v->kicked = true;
 	v->streaming = true;
 	add_wait_queue(&host->wq, &v->wait);
-	fl_v4l2_submit(v);
+	fl_v4l2_refill(v);
 	mutex_unlock(&host->lock);
 	mod_delayed_work(system_highpri_wq, &v->pump, 0);
 	return 0;
@@ -388,7 +346,7 @@ static void fl_v4l2_stop(struct vb2_queue *q)
 	u32 i;
 
 	mutex_lock(&host->lock);
-	fl_v4l2_return_pending(v, VB2_BUF_STATE_ERROR);
+	fl_v4l2_return_list(&v->pending, VB2_BUF_STATE_ERROR);
 	fl_v4l2_drain(host);
 	/* what the endpoint did not read comes back once it cannot: a queue reset */
 	if (!host->dead && !fl_q_idle(host)) {
@@ -405,16 +363,24 @@ static void fl_v4l2_stop(struct vb2_queue *q)
 		vb2_buffer_done(&v->out[i]->vb2_buf, VB2_BUF_STATE_ERROR);
 		v->out[i] = NULL;
 	}
-	if (host->user == FL_USER_V4L2)
-		host->user = FL_USER_NONE;
+	host->user &= ~FL_USER_V4L2_OUT;
 	mutex_unlock(&host->lock);
-	remove_wait_queue(&host->wq, &v->wait);
+	fl_v4l2_stop_pump(v);
+}
+
+/**
+ * fl_v4l2_stop_pump() - the end of stop_streaming of both devices: no pass of the pump after
+ * @v: the device, no longer streaming; fl_host.lock not held.
+ */
+void fl_v4l2_stop_pump(struct fl_host_v4l2 *v)
+{
+	remove_wait_queue(&v->host->wq, &v->wait);
 	cancel_delayed_work_sync(&v->pump);
 }
 
 static const struct vb2_ops fl_v4l2_qops = {
 	.queue_setup = fl_v4l2_queue_setup,
-	.buf_out_validate = fl_v4l2_buf_out_validate,
+	.buf_out_validate = fl_v4l2_out_validate,
 	.buf_prepare = fl_v4l2_buf_prepare,
 	.buf_queue = fl_v4l2_buf_queue,
 	.start_streaming = fl_v4l2_start,
@@ -422,27 +388,28 @@ static const struct vb2_ops fl_v4l2_qops = {
 	FL_VB2_WAIT_OPS
 };
 
-static int fl_v4l2_querycap(struct file *file, void *fh, struct v4l2_capability *cap)
+/* The ioctls both devices answer the same way (the format's are the same for both types) */
+int fl_v4l2_querycap(struct file *file, void *fh, struct v4l2_capability *cap)
 {
 	struct fl_host_v4l2 *v = video_drvdata(file);
 
 	strscpy(cap->driver, FL_HOST_DRV_NAME, sizeof(cap->driver));
-	snprintf(cap->card, sizeof(cap->card), "framelink %s", v->host->name);
+	strscpy(cap->card, v->vdev.name, sizeof(cap->card));
 	snprintf(cap->bus_info, sizeof(cap->bus_info), "PCI:%s", pci_name(v->host->pdev));
 	return 0;
 }
 
-static int fl_v4l2_enum_fmt(struct file *file, void *fh, struct v4l2_fmtdesc *f)
+int fl_v4l2_enum_fmt(struct file *file, void *fh, struct v4l2_fmtdesc *f)
 {
 	return fl_fmt_enum(f);
 }
 
-static int fl_v4l2_enum_framesizes(struct file *file, void *fh, struct v4l2_frmsizeenum *fs)
+int fl_v4l2_enum_framesizes(struct file *file, void *fh, struct v4l2_frmsizeenum *fs)
 {
 	return fl_fmt_framesizes(fs);
 }
 
-static int fl_v4l2_g_fmt(struct file *file, void *fh, struct v4l2_format *f)
+int fl_v4l2_g_fmt(struct file *file, void *fh, struct v4l2_format *f)
 {
 	struct fl_host_v4l2 *v = video_drvdata(file);
 
@@ -450,7 +417,7 @@ static int fl_v4l2_g_fmt(struct file *file, void *fh, struct v4l2_format *f)
 	return 0;
 }
 
-static int fl_v4l2_try_fmt(struct file *file, void *fh, struct v4l2_format *f)
+int fl_v4l2_try_fmt(struct file *file, void *fh, struct v4l2_format *f)
 {
 	struct fl_host_v4l2 *v = video_drvdata(file);
 
@@ -458,31 +425,11 @@ static int fl_v4l2_try_fmt(struct file *file, void *fh, struct v4l2_format *f)
 	return 0;
 }
 
-static int fl_v4l2_s_fmt(struct file *file, void *fh, struct v4l2_format *f)
+int fl_v4l2_s_fmt(struct file *file, void *fh, struct v4l2_format *f)
 {
 	struct fl_host_v4l2 *v = video_drvdata(file);
 
 	return fl_v4l2_set_fmt(&v->queue, &v->fmt, f, v->host->max_frame);
-}
-
-static int fl_v4l2_enum_output(struct file *file, void *fh, struct v4l2_output *out)
-{
-	if (out->index)
-		return -EINVAL;
-	strscpy(out->name, "framelink link", sizeof(out->name));
-	out->type = V4L2_OUTPUT_TYPE_ANALOG;
-	return 0;
-}
-
-static int fl_v4l2_g_output(struct file *file, void *fh, unsigned int *i)
-{
-	*i = 0;
-	return 0;
-}
-
-static int fl_v4l2_s_output(struct file *file, void *fh, unsigned int i)
-{
-	return i ? -EINVAL : 0;
 }
 
 static const struct v4l2_ioctl_ops fl_v4l2_iops = {
@@ -493,8 +440,8 @@ static const struct v4l2_ioctl_ops fl_v4l2_iops = {
 	.vidioc_try_fmt_vid_out = fl_v4l2_try_fmt,
 	.vidioc_s_fmt_vid_out = fl_v4l2_s_fmt,
 	.vidioc_enum_output = fl_v4l2_enum_output,
-	.vidioc_g_output = fl_v4l2_g_output,
-	.vidioc_s_output = fl_v4l2_s_output,
+	.vidioc_g_output = fl_v4l2_g_io,
+	.vidioc_s_output = fl_v4l2_s_io,
 	.vidioc_reqbufs = vb2_ioctl_reqbufs,
 	.vidioc_create_bufs = vb2_ioctl_create_bufs,
 	.vidioc_prepare_buf = vb2_ioctl_prepare_buf,
@@ -517,31 +464,52 @@ static void fl_v4l2_release(struct video_device *vdev)
 	fl_host_put(host);
 }
 
-static int fl_v4l2_init_queue(struct fl_host_v4l2 *v)
+/* The device's slot in fl_host: where completions look for it */
+static struct fl_host_v4l2 **fl_v4l2_slot(struct fl_host *host, bool tx)
 {
-	/* the endpoint reads the buffers through the host's PCI function */
-	return fl_v4l2_queue_init(&v->queue, V4L2_BUF_TYPE_VIDEO_OUTPUT, v,
-				  sizeof(struct fl_v4l2_buf), &fl_v4l2_qops, v->host->dev,
-				  &v->lock, V4L2_BUF_FLAG_TIMESTAMP_COPY);
+	return tx ? &host->v4l2 : &host->vcap;
 }
 
-/**
- * fl_v4l2_register() - create the V4L2 output device of @host
- * @host: the device, probed; its buffer table has fl_host.nvbufs V4L2 indices.
- *
- * Return: 0, or the error of the V4L2 core (the caller goes on without the device).
- */
-int fl_v4l2_register(struct fl_host *host)
+static int fl_v4l2_init_queue(struct fl_host_v4l2 *v)
+{
+	/* the endpoint reads or writes the buffers through the host's PCI function */
+	if (v->tx)
+		return fl_v4l2_queue_init(&v->queue, V4L2_BUF_TYPE_VIDEO_OUTPUT, v,
+					  sizeof(struct fl_v4l2_qbuf), &fl_v4l2_qops,
+					  v->host->dev, &v->lock, V4L2_BUF_FLAG_TIMESTAMP_COPY);
+	return fl_v4l2_queue_init(&v->queue, V4L2_BUF_TYPE_VIDEO_CAPTURE, v,
+				  sizeof(struct fl_v4l2_qbuf), &fl_vcap_qops, v->host->dev,
+				  &v->lock, V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC |
+				  V4L2_BUF_FLAG_TSTAMP_SRC_EOF);
+}
+
+static void fl_v4l2_init_vdev(struct fl_host_v4l2 *v)
+{
+	v->vdev.v4l2_dev = &v->v4l2_dev;
+	v->vdev.fops = &fl_v4l2_fops;
+	v->vdev.ioctl_ops = v->tx ? &fl_v4l2_iops : &fl_vcap_iops;
+	v->vdev.release = fl_v4l2_release;
+	v->vdev.lock = &v->lock;
+	v->vdev.queue = &v->queue;
+	v->vdev.vfl_dir = v->tx ? VFL_DIR_TX : VFL_DIR_RX;
+	v->vdev.device_caps = V4L2_CAP_STREAMING |
+		(v->tx ? V4L2_CAP_VIDEO_OUTPUT : V4L2_CAP_VIDEO_CAPTURE);
+	snprintf(v->vdev.name, sizeof(v->vdev.name), "framelink %s%s", v->host->name,
+		 v->tx ? "" : " capture");
+	video_set_drvdata(&v->vdev, v);
+}
+
+/* One of the two devices: fl_v4l2_register() */
+static int fl_v4l2_register_one(struct fl_host *host, bool tx)
 {
 	struct fl_host_v4l2 *v;
 	int ret;
 
-	if (!host->nvbufs)
-		return 0;
 	v = kzalloc(sizeof(*v), GFP_KERNEL);
 	if (!v)
 		return -ENOMEM;
 	v->host = host;
+	v->tx = tx;
 	mutex_init(&v->lock);
 	INIT_LIST_HEAD(&v->pending);
 	INIT_DELAYED_WORK(&v->pump, fl_v4l2_pump);
@@ -553,31 +521,23 @@ int fl_v4l2_register(struct fl_host *host)
 	ret = fl_v4l2_init_queue(v);
 	if (ret)
 		goto unregister_v4l2;
-	v->vdev.v4l2_dev = &v->v4l2_dev;
-	v->vdev.fops = &fl_v4l2_fops;
-	v->vdev.ioctl_ops = &fl_v4l2_iops;
-	v->vdev.release = fl_v4l2_release;
-	v->vdev.lock = &v->lock;
-	v->vdev.queue = &v->queue;
-	v->vdev.vfl_dir = VFL_DIR_TX;
-	v->vdev.device_caps = V4L2_CAP_VIDEO_OUTPUT | V4L2_CAP_STREAMING;
-	snprintf(v->vdev.name, sizeof(v->vdev.name), "framelink %s", host->name);
-	video_set_drvdata(&v->vdev, v);
+	fl_v4l2_init_vdev(v);
 	/* before the node exists: its first frame's completion looks for it */
 	mutex_lock(&host->lock);
-	host->v4l2 = v;
+	*fl_v4l2_slot(host, tx) = v;
 	mutex_unlock(&host->lock);
 	ret = video_register_device(&v->vdev, VFL_TYPE_VIDEO, -1);
 	if (ret)
 		goto clear_host;
 	/* dropped by fl_v4l2_release(), after the last close */
 	kref_get(&host->ref);
-	dev_info(host->dev, "V4L2 output device %s\n", video_device_node_name(&v->vdev));
+	dev_info(host->dev, "V4L2 %s device %s\n", tx ? "output" : "capture",
+		 video_device_node_name(&v->vdev));
 	return 0;
 
 clear_host:
 	mutex_lock(&host->lock);
-	host->v4l2 = NULL;
+	*fl_v4l2_slot(host, tx) = NULL;
 	mutex_unlock(&host->lock);
 unregister_v4l2:
 	v4l2_device_unregister(&v->v4l2_dev);
@@ -587,7 +547,37 @@ free_v:
 }
 
 /**
- * fl_v4l2_unregister() - remove the V4L2 output device (remove())
+ * fl_v4l2_register() - create the V4L2 output and capture devices of @host
+ * @host: the device, probed; its buffer table has fl_host.nvbufs V4L2 indices.
+ *
+ * Return: 0, or the error of the V4L2 core (the caller goes on without the device that
+ * failed; the other may exist).
+ */
+int fl_v4l2_register(struct fl_host *host)
+{
+	int ret;
+
+	if (!host->nvbufs)
+		return 0;
+	ret = fl_v4l2_register_one(host, true);
+	return fl_v4l2_register_one(host, false) ?: ret;
+}
+
+static void fl_v4l2_unregister_one(struct fl_host *host, bool tx)
+{
+	struct fl_host_v4l2 *v = *fl_v4l2_slot(host, tx);
+
+	if (!v)
+		return;
+	vb2_video_unregister_device(&v->vdev);
+	/* nothing is in flight any more: no completion looks for it */
+	mutex_lock(&host->lock);
+	*fl_v4l2_slot(host, tx) = NULL;
+	mutex_unlock(&host->lock);
+}
+
+/**
+ * fl_v4l2_unregister() - remove the V4L2 devices (remove())
  * @host: the device; its queue failed every frame in flight already (fl_q_fail_all()).
  *
  * Streaming stops and the buffers nobody maps are freed here, while the function is still
@@ -595,13 +585,6 @@ free_v:
  */
 void fl_v4l2_unregister(struct fl_host *host)
 {
-	struct fl_host_v4l2 *v = host->v4l2;
-
-	if (!v)
-		return;
-	vb2_video_unregister_device(&v->vdev);
-	/* nothing is in flight any more: no completion looks for it */
-	mutex_lock(&host->lock);
-	host->v4l2 = NULL;
-	mutex_unlock(&host->lock);
+	fl_v4l2_unregister_one(host, false);
+	fl_v4l2_unregister_one(host, true);
 }

@@ -712,6 +712,9 @@ struct fl_reap {
  * @tx_v4l2: frames sent from the buffers of the host's V4L2 output device (MMAP or
  *	DMABUF), included in @tx_frames: the host CPU neither copied nor touched them either
  *	(host; reserved word before).
+ * @rx_v4l2: frames received into the buffers of the host's V4L2 capture device (MMAP or
+ *	DMABUF), included in @rx_frames: written by the endpoint's DMA or CPU, never copied by
+ *	the host CPU (host; reserved word before).
  * @reserved: zero.
  */
 struct fl_stats {
@@ -739,7 +742,8 @@ struct fl_stats {
 	__u64 stale_irqs;
 	__u64 tx_imported;
 	__u64 tx_v4l2;
-	__u64 reserved[8];
+	__u64 rx_v4l2;
+	__u64 reserved[7];
 };
 
 /**
