@@ -233,29 +233,32 @@ def controls(rows, eng_bps):
 
 
 def v4l2_rows(rows):
-    """Issue 29: the same frames through the V4L2 devices (host output, endpoint capture: MMAP,
-    and DMABUF import of the endpoint's slots), each row against the ioctl path's h2e row of
-    its size and depth. Targets, >= 1 MiB, q > 1: the share of the ceiling at least 95% of the
-    ioctl path's, interrupts per frame the ioctl path's within 0.05, no CPU copy on the
-    endpoint. Control: one frame in flight through V4L2 (q1) must miss the share target
-    against the ioctl path's q16 row.
+    """Issue 29: the same frames through the V4L2 devices (h2e: host output, endpoint capture:
+    MMAP, and DMABUF import of the endpoint's slots; e2h: endpoint output, host capture, MMAP),
+    each row against the ioctl path's row of its direction, size and depth. Targets, >= 1 MiB,
+    q > 1: the share of the ceiling at least 95% of the ioctl path's, interrupts per frame the
+    ioctl path's within 0.05, no CPU copy on the endpoint. Control: one frame in flight
+    through V4L2 (q1) must miss the share target against the ioctl path's q16 row.
     Returns the targets missed plus the controls that did not miss."""
-    ioctl = {(r["size"], r["depth"]): r for r in rows if r["mode"] == "h2e"}
+    ioctl = {(r["dir"], r["size"], r["depth"]): r for r in rows if r["mode"] in ("h2e", "e2h")}
     v4l2 = [r for r in rows if r["mode"].startswith("v4l2-") and r["size"] >= MIB]
-    runs = [r for r in v4l2 if r["depth"] > 1 and (r["size"], r["depth"]) in ioctl]
+    runs = [r for r in v4l2 if r["depth"] > 1 and (r["dir"], r["size"], r["depth"]) in ioctl]
     # a control that moved nothing did not measure anything: it counts as not missed
-    q1 = [r for r in v4l2 if r["depth"] == 1 and (r["size"], 16) in ioctl and r["frames"]]
+    q1 = [r for r in v4l2 if r["depth"] == 1 and (r["dir"], r["size"], 16) in ioctl and
+          r["frames"]]
+
+    def ref(r):
+        return ioctl[(r["dir"], r["size"], 16 if r["depth"] == 1 else r["depth"])]
 
     def share(r):
-        ref = ioctl[(r["size"], 16 if r["depth"] == 1 else r["depth"])]
-        return r["pct"] / ref["pct"] if ref["pct"] else 0.0
+        return r["pct"] / ref(r)["pct"] if ref(r)["pct"] else 0.0
 
-    print("\nV4L2 devices (issue 29), against the ioctl path's h2e row of the same size and q:")
+    print("\nV4L2 devices (issue 29), against the ioctl path's row of the same direction, size "
+          "and q:")
     missed = judge([
         ("share of the ceiling >= 0.95 x the ioctl path's", runs, share, 0.95, True),
         ("interrupts per frame: the ioctl path's, +-0.05", runs,
-         lambda r: abs(r["irq_per_frame"] - ioctl[(r["size"], r["depth"])]["irq_per_frame"]),
-         0.05, False),
+         lambda r: abs(r["irq_per_frame"] - ref(r)["irq_per_frame"]), 0.05, False),
         ("endpoint CPU copies: 0", runs, lambda r: r["cpu"], 0.0, False),
     ], 3)
     if q1:

@@ -116,6 +116,7 @@ dts_checks() {
 stage "checkpatch --strict" counted scripts/static-checks.sh "$k612"
 stage "reserved-memory checks" counted dts_checks
 stage "documentation (docutils)" counted scripts/check-docs.sh
+stage "splat detector (offline)" counted tests/runner-selftest/tap-summary.sh
 stage "board device trees" counted scripts/check-board-dts.sh "$k612" "$knew"
 stage "modules 6.12 W=1 + sparse" counted sparse_build
 stage "modules 6.1 W=1" counted scripts/build-modules.sh 6.1 "$k61"

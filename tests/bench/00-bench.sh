@@ -82,6 +82,10 @@ run() {
 	[ -n "$EPID" ] && [ -d /proc/"$EPID" ] || EPID=$(engine_pid)
 	e0=$(engine_ns)
 	case $1 in
+	v4l2-e2h)
+		framelink v4l2-stream -o "$VEOUT" -c "$VHCAP" -s "$(bytes "$2")" \
+			-n "$(frames "$(bytes "$2")" "$3")" -q "$3" --csv --e2h \
+			>/tmp/stream.out 2>&1 ;;
 	v4l2-*)
 		framelink v4l2-stream -o "$VOUT" -c "$VCAP" -s "$(bytes "$2")" \
 			-n "$(frames "$(bytes "$2")" "$3")" -q "$3" --csv \
@@ -147,11 +151,14 @@ done
 
 # ---- the same frames through the V4L2 devices (issue 29): the host's output device, the
 # endpoint's capture device with MMAP buffers and with the endpoint's slots imported
-# (DMABUF); 16 in flight, and the one-frame control; judged against the h2e rows of the same
-# size and depth ----
+# (DMABUF); 16 in flight, and the one-frame control; the other way the endpoint's output
+# device and the host's capture device (MMAP); judged against the ioctl path's rows of the
+# same direction, size and depth ----
 VOUT=$(v4l_node "framelink framelink0")
 VCAP=$(v4l_node "framelink framelink-ep0")
-if [ -n "$VOUT" ] && [ -n "$VCAP" ]; then
+VEOUT=$(v4l_node "framelink framelink-ep0 output")
+VHCAP=$(v4l_node "framelink framelink0 capture")
+if [ -n "$VOUT" ] && [ -n "$VCAP" ] && [ -n "$VEOUT" ] && [ -n "$VHCAP" ]; then
 	for s in 1M 4M 8M; do
 		run v4l2-dmabuf "$s" 16
 		[ "$s" = 8M ] && continue
@@ -163,8 +170,12 @@ if [ -n "$VOUT" ] && [ -n "$VCAP" ]; then
 	run h2e 8M 8
 	run v4l2-mmap 8M 8
 	run v4l2-mmap 4M 1
+	run v4l2-e2h 1M 16
+	run v4l2-e2h 4M 16
+	run e2h 8M 8
+	run v4l2-e2h 8M 8
 else
-	t_fail "bench: V4L2 devices" "no framelink V4L2 nodes (output ${VOUT:-none}, capture ${VCAP:-none})"
+	t_fail "bench: V4L2 devices" "no framelink V4L2 nodes (output ${VOUT:-none}, capture ${VCAP:-none}, endpoint output ${VEOUT:-none}, host capture ${VHCAP:-none})"
 fi
 
 # ---- how much of the engine framelink holds: a fixed sweep of rates (information) ----

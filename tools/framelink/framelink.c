@@ -13,7 +13,8 @@
  *   framelink stream -m h2e|e2h|both -s SIZE -n COUNT [-q DEPTH] [-d HOSTDEV] [-p EPDEV]
  *                    [--csv] [--extra-copy] [--verify] (both ends in one machine: the lab;
  *                    stream.c)
- *   framelink v4l2-stream -o OUTDEV -c CAPDEV -s SIZE -n COUNT [-q DEPTH] [--dmabuf] [--csv]
+ *   framelink v4l2-stream -o OUTDEV -c CAPDEV -s SIZE -n COUNT [-q DEPTH] [--dmabuf | --e2h]
+ *                         [--csv]
  *                    (host -> endpoint through the V4L2 devices, both here; v4l2stream.c)
  *   framelink check [-d DEV] [-t MS]      (API conformance: documented errors, ownership)
  *   framelink export [-d DEV] -s SLOT     (endpoint: a slot as a dma-buf, FL_IOC_EXPORT)
@@ -60,10 +61,11 @@ static void usage(FILE *f)
 		"                                 --extra-copy: the receiver copies each frame once more\n"
 		"                                 (make bench's negative control); --verify: every\n"
 		"                                 byte checked (a sum over each frame)\n"
-		"  v4l2-stream -o OUTDEV -c CAPDEV -s SIZE -n COUNT [-q DEPTH] [--dmabuf] [--csv]\n"
-		"                                 both ends here: host -> endpoint through the V4L2\n"
+		"  v4l2-stream -o OUTDEV -c CAPDEV -s SIZE -n COUNT [-q DEPTH] [--dmabuf | --e2h]\n"
+		"              [--csv]            both ends here: host -> endpoint through the V4L2\n"
 		"                                 output and capture devices, measured as stream is\n"
-		"                                 (--dmabuf: the capture imports the endpoint's slots)\n"
+		"                                 (--dmabuf: the capture imports the endpoint's slots;\n"
+		"                                 --e2h: endpoint -> host)\n"
 		"  check [-d DEV] [-t MS]         ioctl error paths and buffer ownership\n"
 		"  capture [-d DEV] [--video PATH|BUS_INFO] [-n COUNT] [--crc] [--copy] ...\n"
 		"                                 host: V4L2 frames sent from imported dma-bufs\n"

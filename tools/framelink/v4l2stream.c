@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * framelink v4l2-stream: host -> endpoint frames through the two V4L2 devices (issue 29),
- * measured as `framelink stream -m h2e` measures the ioctl path, for make bench:
+ * framelink v4l2-stream: frames through a V4L2 output device and the V4L2 capture device at
+ * the link's other end (issue 29), measured as `framelink stream` measures the ioctl path,
+ * for make bench:
  *
  *   framelink v4l2-stream -o OUTDEV -c CAPDEV -s SIZE -n COUNT [-q DEPTH] [--dmabuf]
- *                         [-d HOSTDEV] [-p EPDEV] [--csv]
+ *                         [--e2h] [-d HOSTDEV] [-p EPDEV] [--csv]
+ *
+ * Host -> endpoint by default (OUTDEV the host's output device, CAPDEV the endpoint's capture
+ * device); with --e2h endpoint -> host (OUTDEV the endpoint's output device, CAPDEV the
+ * host's capture device: MMAP only, and its timestamps are the host's, not copied).
  *
  * Frames are GREY, 1024 pixels wide and SIZE / 1024 lines (SIZE a multiple of 2048 from
  * 32 KiB): both devices' format arithmetic gives exactly SIZE bytes. The host's thread keeps
@@ -50,7 +55,7 @@ struct vs_opts {
 	const char *out, *cap, *host, *ep;
 	u64 size, count;
 	u32 depth;
-	int csv, dmabuf;
+	int csv, dmabuf, e2h;
 };
 
 /* One video node and its buffers (a mapping each; with --dmabuf the capture's are slots) */
@@ -186,7 +191,7 @@ static int vs_dqbuf(struct vs_node *n, struct v4l2_buffer *b)
 	return vs_ioctl(n->fd, VIDIOC_DQBUF, b);
 }
 
-/* The host: every frame stamped with its number and queued, DEPTH in flight */
+/* The sender: every frame stamped with its number and queued, DEPTH in flight */
 static int vs_send(struct vs_run *r)
 {
 	const struct vs_opts *o = r->o;
@@ -227,8 +232,10 @@ static void vs_arrived(struct vs_run *r, const struct v4l2_buffer *b, u32 i)
 
 	tq = __atomic_load_n(&r->tq[fno], __ATOMIC_ACQUIRE);
 	ts = (u64)b->timestamp.tv_sec * 1000000000ull + (u64)b->timestamp.tv_usec * 1000ull;
+	/* host -> endpoint: the capture buffer carries the timestamp queued (TIMESTAMP_COPY) */
 	if ((b->flags & V4L2_BUF_FLAG_ERROR) || b->bytesused != o->size ||
-	    !pl_take_stamps(r->cap.map[i], o->size, fno, 0) || ts != tq / 1000 * 1000) {
+	    !pl_take_stamps(r->cap.map[i], o->size, fno, 0) ||
+	    (!o->e2h && ts != tq / 1000 * 1000)) {
 		fprintf(stderr, "framelink: v4l2-stream: bad frame %llu: flags %#x, %u bytes, ",
 			fno, b->flags, b->bytesused);
 		fprintf(stderr, "timestamp %llu (queued %llu)\n", ts, tq / 1000 * 1000);
@@ -245,7 +252,7 @@ static void vs_arrived(struct vs_run *r, const struct v4l2_buffer *b, u32 i)
 	__atomic_store_n(&r->received, fno + 1, __ATOMIC_RELEASE);
 }
 
-/* The endpoint: DEPTH capture buffers queued, streaming, each frame checked and requeued */
+/* The receiver: DEPTH capture buffers queued, streaming, each frame checked and requeued */
 static int vs_receive(struct vs_run *r)
 {
 	const struct vs_opts *o = r->o;
@@ -268,7 +275,7 @@ static int vs_receive(struct vs_run *r)
 	return ret;
 }
 
-/* One end's loop in its own thread, as on two boards: 0 the host's, 1 the endpoint's */
+/* One end's loop in its own thread, as on two boards: 0 the sender's, 1 the receiver's */
 struct vs_end {
 	struct vs_run *r;
 	int (*loop)(struct vs_run *r);
@@ -365,18 +372,21 @@ static void vs_print(struct vs_run *r, const struct fl_stats *de)
 	printf("%7llu %7llu %4llu\n", de->dma_transfers, de->cpu_transfers, r->bad);
 	if (!o->csv)
 		return;
-	printf("csv,%s,h2e,%llu,%u,%llu,%llu,", mode, o->size, o->depth, n, ns);
+	printf("csv,%s,%s,%llu,%u,%llu,%llu,", mode, o->e2h ? "e2h" : "h2e", o->size, o->depth, n,
+	       ns);
 	printf("%.6f,%.1f,%.1f,%.1f,%.1f,", gbps, fps, p50 / 1e3, p99 / 1e3, max / 1e3);
 	printf("%.4f,%.4f,%llu,%llu,%llu,", irq, raise, de->dma_transfers, de->cpu_transfers,
 	       r->bad);
 	/* reaction time and link reads: not measured on this path */
-	printf("0,0,0,0,%.1f,%.1f\n", us[0], us[1]);
+	/* host app, endpoint app: the sender's thread is 0, the receiver's 1 */
+	printf("0,0,0,0,%.1f,%.1f\n", us[o->e2h], us[!o->e2h]);
 }
 
 static int vs_parse(int argc, char **argv, struct vs_opts *o)
 {
 	static const struct option lo[] = { { "csv", no_argument, NULL, 'C' },
-					    { "dmabuf", no_argument, NULL, 'D' }, { } };
+					    { "dmabuf", no_argument, NULL, 'D' },
+					    { "e2h", no_argument, NULL, 'E' }, { } };
 	int ch;
 
 	*o = (struct vs_opts){ .host = "/dev/framelink0", .ep = "/dev/framelink-ep0",
@@ -401,12 +411,14 @@ static int vs_parse(int argc, char **argv, struct vs_opts *o)
 			o->csv = 1;
 		else if (ch == 'D')
 			o->dmabuf = 1;
+		else if (ch == 'E')
+			o->e2h = 1;
 		else if (ch != 's')
 			return -EINVAL;
 	}
 	if (!o->out || !o->cap || o->size < 32768 || o->size % (2 * VS_WIDTH) ||
 	    o->size / VS_WIDTH > 8192 || !o->depth || o->depth > VS_MAX_BUFS ||
-	    o->count < 3 * o->depth)
+	    o->count < 3 * o->depth || (o->e2h && o->dmabuf))
 		return -EINVAL;
 	return 0;
 }
@@ -423,7 +435,7 @@ int cmd_v4l2_stream(int argc, char **argv)
 	if (vs_parse(argc, argv, &o)) {
 		fputs("usage: framelink v4l2-stream -o OUTDEV -c CAPDEV -s SIZE -n COUNT", stderr);
 		fputs(" [-q DEPTH]", stderr);
-		fputs(" [--dmabuf] [-d HOSTDEV] [-p EPDEV] [--csv]\n", stderr);
+		fputs(" [--dmabuf | --e2h] [-d HOSTDEV] [-p EPDEV] [--csv]\n", stderr);
 		fputs("  SIZE: a multiple of 2048 from 32K to 8M; COUNT at least 3 x DEPTH\n",
 		      stderr);
 		return 2;
