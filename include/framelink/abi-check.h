@@ -74,6 +74,7 @@ FL_ABI_ASSERT(offsetof(struct fl_stats, stale_irqs) == 168);
 FL_ABI_ASSERT(offsetof(struct fl_stats, tx_imported) == 176);
 FL_ABI_ASSERT(offsetof(struct fl_stats, tx_v4l2) == 184);
 FL_ABI_ASSERT(offsetof(struct fl_stats, rx_v4l2) == 192);
+FL_ABI_ASSERT(offsetof(struct fl_stats, rx_reposted) == 200);
 FL_ABI_ASSERT(sizeof(struct fl_export) == 40);
 FL_ABI_ASSERT(offsetof(struct fl_export, fd) == 8);
 FL_ABI_ASSERT(offsetof(struct fl_export, size) == 16);

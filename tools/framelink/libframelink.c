@@ -179,6 +179,7 @@ static const struct {
 	FL_STAT(tx_imported),
 	FL_STAT(tx_v4l2),
 	FL_STAT(rx_v4l2),
+	FL_STAT(rx_reposted),
 };
 
 #undef FL_STAT

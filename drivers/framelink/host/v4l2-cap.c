@@ -18,7 +18,9 @@
  *
  * A posted buffer cannot be taken back from the endpoint: STREAMOFF with buffers in the rx
  * ring resets the queue (frames in flight both ways fail, the output device's too) and the
- * buffers come back once the endpoint cannot write them.
+ * buffers come back once the endpoint cannot write them. A reset this device did not ask
+ * for (the output device's STREAMOFF, a link that came back) takes its buffers back too:
+ * they are posted again when the queue runs, the stream goes on (fl_vcap_repost()).
  *
  * Locks: as the output device's (v4l2.c): fl_host_v4l2.lock outside fl_host.lock.
  */
@@ -71,6 +73,26 @@ void fl_vcap_post(struct fl_host_v4l2 *v)
 		fl_q_rx_kick(host);
 }
 
+/*
+ * A buffer a queue reset took back (failed while the queue is stopped) while the device
+ * streams never held a frame: it goes back to the pending list and into the ring again once
+ * the queue runs (the pump looks at every reset's end), not to the app with an error. A
+ * reset by the other direction (the output device's STREAMOFF), a protocol violation or a
+ * link that came back must not end a capture stream that had nothing to do with it. Not
+ * when the device goes away (removal, a frozen channel: @removing) or when this device
+ * stops (!@streaming). The sequence numbers go on from where they were (@seq_valid).
+ */
+static bool fl_vcap_repost(struct fl_host_v4l2 *v, const struct fl_completion *c)
+{
+	struct fl_host *host = v->host;
+
+	if (!c->status || !v->streaming || host->enabled || host->dead || host->removing)
+		return false;
+	host->stats.rx_reposted++;
+	v->seq_valid = false;
+	return true;
+}
+
 /**
  * fl_v4l2_rx_done() - a frame landed in a V4L2 capture buffer (or the buffer failed)
  * @host: the device; fl_host.lock held (fl_q_drain(), fl_q_fail_all()).
@@ -91,6 +113,10 @@ void fl_v4l2_rx_done(struct fl_host *host, const struct fl_completion *c)
 		return;
 	}
 	v->out[index] = NULL;
+	if (fl_vcap_repost(v, c)) {
+		list_add_tail(&fl_v4l2_qbuf(&vbuf->vb2_buf)->node, &v->pending);
+		return;
+	}
 	vbuf->field = V4L2_FIELD_NONE;
 	vbuf->vb2_buf.timestamp = c->ts_delivered;
 	if (c->status) {
@@ -98,12 +124,16 @@ void fl_v4l2_rx_done(struct fl_host *host, const struct fl_completion *c)
 		vb2_buffer_done(&vbuf->vb2_buf, VB2_BUF_STATE_ERROR);
 		return;
 	}
-	/* the endpoint's numbering from the stream's first frame: a gap is a frame lost */
+	/*
+	 * The endpoint's numbering from the stream's first frame (a gap is a frame lost), on
+	 * from where it was after a queue reset (the endpoint's numbering starts again)
+	 */
 	if (!v->seq_valid) {
-		v->seq_base = c->seq;
+		v->seq_base = c->seq - v->sequence;
 		v->seq_valid = true;
 	}
 	vbuf->sequence = c->seq - v->seq_base;
+	v->sequence = vbuf->sequence + 1;
 	vb2_set_plane_payload(&vbuf->vb2_buf, 0, c->bytes);
 	vb2_buffer_done(&vbuf->vb2_buf, VB2_BUF_STATE_DONE);
 }
@@ -127,14 +157,15 @@ static void fl_vcap_stop(struct vb2_queue *q)
 	u32 i;
 
 	mutex_lock(&host->lock);
-	fl_v4l2_return_list(&v->pending, VB2_BUF_STATE_ERROR);
+	/* from here, what the reset takes back comes back to vb2 (fl_vcap_repost()) */
+	v->streaming = false;
 	fl_q_drain(host);
 	if (!host->dead && host->rx_prod != host->rx_cons) {
 		dev_dbg(host->dev, "V4L2 capture STREAMOFF: buffers posted: resetting\n");
 		fl_q_reset(host, -ECANCELED);
 		fl_live_wait_reset(host, false);
 	}
-	v->streaming = false;
+	fl_v4l2_return_list(&v->pending, VB2_BUF_STATE_ERROR);
 	for (i = 0; i < FL_HOST_V4L2_BUFS; i++) {
 		if (!v->out[i])
 			continue;

@@ -134,9 +134,10 @@ static bool fl_v4l2_timer_only(struct fl_host_v4l2 *v)
 {
 	struct fl_host *host = v->host;
 	s64 wakes = atomic64_read(&host->wakes);
-	bool timer = wakes == v->wakes_seen && !v->kicked;
+	bool timer = wakes == v->wakes_seen && !v->kicked && host->reset_seq == v->resets_seen;
 
 	v->wakes_seen = wakes;
+	v->resets_seen = host->reset_seq;
 	v->kicked = false;
 	if (!timer || !fl_host_irq_live(host))
 		return false;
@@ -147,9 +148,16 @@ static bool fl_v4l2_timer_only(struct fl_host_v4l2 *v)
 	return false;
 }
 
-/* Pending buffers into the device's ring while it has room; fl_host.lock held */
+/*
+ * Pending buffers into the device's ring while it has room; fl_host.lock held. While a
+ * reset runs (or the link is down) they wait for the queue to run again, as SUBMIT and POST
+ * do: the pump passes again at the reset's end (fl_v4l2_timer_only()). A removed device
+ * gives them back with an error.
+ */
 static void fl_v4l2_refill(struct fl_host_v4l2 *v)
 {
+	if (!v->host->enabled && !v->host->dead)
+		return;
 	if (v->tx)
 		fl_v4l2_submit(v);
 	else

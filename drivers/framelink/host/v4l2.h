@@ -30,14 +30,16 @@
  *	(capture); fl_host.lock.
  * @out: buffers in the ring, by vb2 index; fl_host.lock.
  * @streaming: between start and stop of streaming; fl_host.lock.
- * @sequence: output: sequence number of the next completed buffer; fl_host.lock.
- * @seq_base: capture: the endpoint's sequence number of the stream's first frame;
+ * @sequence: sequence number of the next completed buffer; fl_host.lock.
+ * @seq_base: capture: the endpoint's sequence number less @sequence at the first frame
+ *	since streaming started or a queue reset (the endpoint numbers from 0 again);
  *	fl_host.lock.
  * @seq_valid: capture: @seq_base is set; fl_host.lock.
  * @fmt_seq: formats announced to the endpoint (fl_bar_format.seq); fl_host.lock.
  * @fmt_gen: fl_host.generation of the enable the format was announced in; fl_host.lock.
  * @fmt_sent: the format was announced in @fmt_gen since streaming started; fl_host.lock.
  * @wakes_seen: fl_host.wakes at the pump's last pass; fl_host.lock.
+ * @resets_seen: fl_host.reset_seq at the pump's last pass; fl_host.lock.
  * @kicked: buffers were queued since the pump's last pass; fl_host.lock.
  * @wait: on fl_host.wq while streaming: a wake-up queues @pump.
  * @pump: drains completions and queues pending buffers (the work REAP does for the ioctls).
@@ -60,6 +62,7 @@ struct fl_host_v4l2 {
 	u32 fmt_gen;
 	bool fmt_sent;
 	s64 wakes_seen;
+	u32 resets_seen;
 	bool kicked;
 	struct wait_queue_entry wait;
 	struct delayed_work pump;

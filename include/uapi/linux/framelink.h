@@ -715,6 +715,9 @@ struct fl_reap {
  * @rx_v4l2: frames received into the buffers of the host's V4L2 capture device (MMAP or
  *	DMABUF), included in @rx_frames: written by the endpoint's DMA or CPU, never copied by
  *	the host CPU (host; reserved word before).
+ * @rx_reposted: V4L2 capture buffers a queue reset took back while the capture device
+ *	streamed, posted again instead of returned with an error: no frame is lost by them
+ *	(host; reserved word before).
  * @reserved: zero.
  */
 struct fl_stats {
@@ -743,7 +746,8 @@ struct fl_stats {
 	__u64 tx_imported;
 	__u64 tx_v4l2;
 	__u64 rx_v4l2;
-	__u64 reserved[7];
+	__u64 rx_reposted;
+	__u64 reserved[6];
 };
 
 /**
