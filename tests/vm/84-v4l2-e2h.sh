@@ -13,6 +13,9 @@
 #    CPU copied none), the endpoint moved them by DMA (dma_transfers +60, cpu +0);
 #  - frame rate and drops as v4l2-ctl reports them on the host's capture device (90 frames
 #    from the endpoint's GStreamer, no gap in the sequence numbers);
+#  - a host app slower than the endpoint's sender: the last frame, still queued at the
+#    sender's EOS, arrives (the endpoint output's STREAMOFF drains);
+#  - the host's output device ends its stream beside a capture stream: no queue reset;
 #  - both ways at once: the host's camera pipeline into its output device, the endpoint's
 #    v4l2src on its capture device -> v4l2sink on its output device (the Orin's processing
 #    stage), the host's v4l2src on its capture device: 60 frames there and back, every byte;
@@ -70,6 +73,17 @@ bg_stop() {
 	kill $BG 2>/dev/null
 	wait $BG 2>/dev/null
 	return 0
+}
+
+# ep_send_wait WHAT N: the endpoint's GStreamer sends N frames through its output device,
+# then the host's receiver $RX ends (bounded): $rc its exit, $got rx_v4l2 since $r0
+ep_send_wait() {
+	gst-launch-1.0 -q videotestsrc num-buffers=$2 ! $CAPS ! v4l2sink device=$VEOUT \
+		io-mode=mmap sync=false show-preroll-frame=false >/tmp/gst.out 2>&1
+	t_check "$1: the endpoint's GStreamer sent $2 frames and ended" test $? -eq 0
+	wait_bounded $RX 30
+	rc=$?
+	got=$(($(fl_stat $HDEV rx_v4l2) - r0))
 }
 
 v4l2-compliance -d $VEOUT >/tmp/comp.out 2>&1
@@ -144,6 +158,42 @@ tr '\r' '\n' </tmp/fps.out | grep -E "fps" | tail -n 2 | sed 's/^/# v4l2-ctl: /'
 t_check "e2h: v4l2-ctl found no gap in the sequence numbers (no dropped buffers)" \
 	sh -c '! grep -q "dropped buffers" /tmp/fps.out'
 
+# A host app slower than the endpoint's sender (a frame per 0.2 s): the endpoint's GStreamer
+# reaches EOS with its last frame still waiting for a host buffer, and its STREAMOFF lets it
+# go while the host takes frames. Failed before fl_ep_vout_drain(): 11 of 12 arrived, the
+# last was given back at STREAMOFF and the host app waited for it.
+r0=$(fl_stat $HDEV rx_v4l2)
+gst-launch-1.0 -q v4l2src device=$VHCAP io-mode=mmap num-buffers=12 ! $CAPS ! \
+	identity sleep-time=200000 ! fakesink >/tmp/gst-host.out 2>&1 &
+RX=$!
+sleep 1
+ep_send_wait "slower host app" 12
+t_check "slower host app: every frame arrived, the last ones after STREAMOFF (exit $rc, rx_v4l2 +$got)" \
+	test "$rc $got" = "0 12"
+
+# The host's output device ends its stream while its capture device has buffers posted that
+# nobody on the endpoint fills: the output's STREAMOFF waits for its own frames (the tx
+# ring) alone and resets nothing under the capture. Failed before fl_v4l2_tx_idle(): the
+# drain waited for both rings, ran out after 1 s and reset the queue (rx_reposted +4).
+q0=$(fl_stat $HDEV queue_resets)
+p0=$(fl_stat $HDEV rx_reposted)
+bg v4l2-ctl -d $VHCAP --stream-mmap --stream-count=1000000
+gst-launch-1.0 -q v4l2src device=$VCAP io-mode=mmap num-buffers=20 ! $CAPS ! fakesink \
+	>/tmp/gst-ep.out 2>&1 &
+RX=$!
+sleep 1
+v4l2-ctl -d $VOUT --stream-out-mmap --stream-count=20 >/tmp/so.out 2>&1
+t_check "output ends beside a capture stream: v4l2-ctl sent 20 frames" test $? -eq 0
+wait_bounded $RX 30
+t_check "output ends beside a capture stream: the endpoint's v4l2src got them (exit $?)" \
+	test $? -eq 0
+q1=$(fl_stat $HDEV queue_resets)
+p1=$(fl_stat $HDEV rx_reposted)
+t_check "output ends beside a capture stream: no queue reset (queue_resets +$((q1 - q0)), rx_reposted +$((p1 - p0)))" \
+	test "$((q1 - q0)) $((p1 - p0))" = "0 0"
+t_check "output ends beside a capture stream: the capture stream goes on" kill -0 $BG
+bg_stop
+
 # Both ways at once: host camera -> endpoint's processing stage -> host
 gst-launch-1.0 -q v4l2src device=$VHCAP io-mode=mmap num-buffers=$N ! $CAPS ! \
 	filesink location=/tmp/back.raw >/tmp/gst-host.out 2>&1 &
@@ -153,11 +203,10 @@ gst-launch-1.0 -q v4l2src device=$VCAP io-mode=mmap num-buffers=$N ! $CAPS ! \
 	>/tmp/gst-ep.out 2>&1 &
 RELAY=$!
 sleep 2
-# paced as a camera is (10 frames/s, sync=true): unpaced, the host's sender queued all 60
-# frames at once, ended, and its STREAMOFF found the last ones still waiting for the relay
-# after the 1 s drain; the queue reset that cancels them also fails the buffers the host's
-# capture device had posted (Documentation/v4l2.rst), and GStreamer's v4l2src passes such
-# a buffer on as a frame (one of three runs on 2026-12-07)
+# paced as a camera is (10 frames/s, sync=true): unpaced, before the output devices'
+# drains waited while the other end takes frames, the host's sender queued all 60 frames at
+# once, ended, and its STREAMOFF found the last ones still waiting for the relay after a
+# fixed 1 s (one of three runs on 2026-12-07, Documentation/v4l2.rst)
 gst-launch-1.0 -q videotestsrc num-buffers=$N pattern=ball ! $CAPS,framerate=10/1 ! \
 	v4l2sink device=$VOUT io-mode=mmap sync=true show-preroll-frame=false >/tmp/gst.out 2>&1
 t_check "both ways: the host's videotestsrc -> v4l2sink ended" test $? -eq 0
@@ -197,15 +246,10 @@ t_check "other direction's reset: one queue reset (queue_resets +$((q1 - q0)))" 
 t_check "other direction's reset: the capture buffers posted again (rx_reposted +$((p1 - p0)))" \
 	test $((p1 - p0)) -gt 0
 r0=$(fl_stat $HDEV rx_v4l2)
-gst-launch-1.0 -q videotestsrc num-buffers=10 ! $CAPS ! v4l2sink device=$VEOUT io-mode=mmap \
-	sync=false show-preroll-frame=false >/tmp/gst.out 2>&1
-t_check "other direction's reset: the endpoint's GStreamer sent 10 frames after it" test $? -eq 0
-wait_bounded $RX 30
-rc=$?
-r1=$(fl_stat $HDEV rx_v4l2)
+ep_send_wait "other direction's reset, after it" 10
 grep -E "error|dropped" /tmp/cap.out | head -n 3 | sed 's/^/# capture: /'
-t_check "other direction's reset: the capture stream took all 10 (exit $rc, rx_v4l2 +$((r1 - r0)))" \
-	test "$rc $((r1 - r0))" = "0 10"
+t_check "other direction's reset: the capture stream took all 10 (exit $rc, rx_v4l2 +$got)" \
+	test "$rc $got" = "0 10"
 t_check "other direction's reset: no capture buffer came back with the error flag, no drop" \
 	sh -c '! grep -qE "error|dropped" /tmp/cap.out'
 

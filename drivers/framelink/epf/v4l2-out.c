@@ -33,6 +33,8 @@
 
 /* How long STREAMOFF waits for frames the engine is writing to the host (one DMA each) */
 #define FL_EP_VOUT_STOP_MS	2000
+/* How long STREAMOFF waits for the host to take one more of the frames still queued */
+#define FL_EP_VOUT_DRAIN_MS	1000
 
 /**
  * struct fl_ep_vout - the V4L2 output device of one endpoint
@@ -214,6 +216,27 @@ static void fl_ep_vout_give_back(struct fl_ep_vout *v)
 	}
 }
 
+/*
+ * STREAMOFF ends a stream, not its last frames: GStreamer's v4l2sink stops at EOS with frames
+ * still queued, waiting for buffers a slower host app has not posted yet. They go while the
+ * host takes one at least every FL_EP_VOUT_DRAIN_MS, so the wait is bounded by the queue's
+ * depth; a killed app's close (its frames are not wanted) does not wait.
+ */
+static void fl_ep_vout_drain(struct fl_ep_vout *v)
+{
+	u32 left = READ_ONCE(v->inflight);
+	u32 now;
+
+	while (left && !fatal_signal_pending(current)) {
+		wait_event_killable_timeout(v->done_wq, READ_ONCE(v->inflight) < left,
+					    msecs_to_jiffies(FL_EP_VOUT_DRAIN_MS));
+		now = READ_ONCE(v->inflight);
+		if (now >= left)
+			return;
+		left = now;
+	}
+}
+
 static void fl_ep_vout_stop(struct vb2_queue *q)
 {
 	struct fl_ep_vout *v = vb2_get_drv_priv(q);
@@ -224,7 +247,8 @@ static void fl_ep_vout_stop(struct vb2_queue *q)
 
 	v->streaming = false;
 	fl_v4l2_return_list(&v->pending, VB2_BUF_STATE_ERROR);
-	/* submitted, not taken by the engine yet (the host posted no buffer): back at once */
+	fl_ep_vout_drain(v);
+	/* submitted, not taken by the engine after the drain (no host buffer came): back now */
 	n = fl_q_unsubmit_vbufs(ep, idx);
 	for (i = 0; i < n; i++) {
 		spin_lock(&v->out_lock);

@@ -34,8 +34,14 @@
 
 static_assert(FL_HOST_V4L2_BUFS == VB2_MAX_FRAME);
 
-/* How long STREAMOFF lets the endpoint finish the frames already in the tx ring */
+/* How long STREAMOFF waits for the endpoint to read one more frame of the tx ring */
 #define FL_V4L2_DRAIN_MS	1000
+
+/* Every frame of the tx ring completed (the rx ring may hold the capture device's buffers) */
+static bool fl_v4l2_tx_idle(struct fl_host *host)
+{
+	return host->tx_cons == host->tx_prod;
+}
 
 /*
  * The format into BAR0 for the endpoint (FL_F_FORMAT), before the descriptor that announces
@@ -323,26 +329,34 @@ int fl_v4l2_start(struct vb2_queue *q, unsigned int count)
 }
 
 /*
- * Frames in the tx ring were handed to the endpoint: let them finish, bounded (a receiving
- * endpoint reads one in a DMA). fl_host.lock held, dropped while waiting.
+ * Frames in the tx ring were handed to the endpoint: STREAMOFF ends a stream, not its last
+ * frames (GStreamer's v4l2sink stops at EOS with frames queued, waiting for a slower app on
+ * the endpoint). They go while the endpoint reads one at least every FL_V4L2_DRAIN_MS, so
+ * the wait is bounded by the ring's depth; a SIGKILL ends it. fl_host.lock held, dropped
+ * while waiting.
  */
 static void fl_v4l2_drain(struct fl_host *host)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(FL_V4L2_DRAIN_MS);
+	u32 done = host->tx_cons;
 	s64 seen;
 
 	for (;;) {
 		fl_q_drain(host);
-		if (host->dead || !host->enabled || fl_q_idle(host) ||
-		    time_after(jiffies, deadline))
+		if (host->tx_cons != done) {
+			done = host->tx_cons;
+			deadline = jiffies + msecs_to_jiffies(FL_V4L2_DRAIN_MS);
+		}
+		if (host->dead || !host->enabled || fl_v4l2_tx_idle(host) ||
+		    time_after(jiffies, deadline) || fatal_signal_pending(current))
 			return;
 		seen = atomic64_read(&host->wakes);
 		if (fl_q_arm(host))
 			continue;
 		mutex_unlock(&host->lock);
-		wait_event_timeout(host->wq, READ_ONCE(host->dead) ||
-				   atomic64_read(&host->wakes) != seen,
-				   fl_host_irq_live(host) ? HZ / 10 : 1);
+		wait_event_killable_timeout(host->wq, READ_ONCE(host->dead) ||
+					    atomic64_read(&host->wakes) != seen,
+					    fl_host_irq_live(host) ? HZ / 10 : 1);
 		mutex_lock(&host->lock);
 	}
 }
@@ -357,7 +371,7 @@ static void fl_v4l2_stop(struct vb2_queue *q)
 	fl_v4l2_return_list(&v->pending, VB2_BUF_STATE_ERROR);
 	fl_v4l2_drain(host);
 	/* what the endpoint did not read comes back once it cannot: a queue reset */
-	if (!host->dead && !fl_q_idle(host)) {
+	if (!host->dead && !fl_v4l2_tx_idle(host)) {
 		dev_dbg(host->dev, "V4L2 STREAMOFF: frames still in the tx ring: resetting\n");
 		fl_q_reset(host, -ECANCELED);
 		fl_live_wait_reset(host, false);
