@@ -220,7 +220,7 @@ static void fl_ep_vout_give_back(struct fl_ep_vout *v)
  * STREAMOFF ends a stream, not its last frames: GStreamer's v4l2sink stops at EOS with frames
  * still queued, waiting for buffers a slower host app has not posted yet. They go while the
  * host takes one at least every FL_EP_VOUT_DRAIN_MS, so the wait is bounded by the queue's
- * depth; a killed app's close (its frames are not wanted) does not wait.
+ * depth; a SIGKILL during the wait ends it.
  */
 static void fl_ep_vout_drain(struct fl_ep_vout *v)
 {
